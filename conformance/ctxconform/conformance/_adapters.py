@@ -1,0 +1,77 @@
+"""Adapters named by a connection string: `reference`, `python:module:attr`, `stdio:COMMAND ...`."""
+
+from __future__ import annotations
+
+import importlib
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance._inprocess import InProcessTransport, MessageHandler
+from ctxconform.conformance._stdio import StdioTransport
+from ctxconform.conformance._transport import Transport
+from ctxconform.conformance.exceptions import ConfigurationError
+
+__all__ = ["Adapter", "connect", "parse_adapter"]
+
+_LATER = ("http://", "https://", "mcp+stdio:")
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """A parsed connection string: which transport, and what it needs."""
+
+    text: str
+    transport: str
+    target: str | None = None
+    command: tuple[str, ...] = ()
+
+    def make_transport(self) -> Transport:
+        """Build a fresh transport for this adapter."""
+        if self.transport == "stdio":
+            return StdioTransport(list(self.command))
+        return InProcessTransport(_load_factory(self.target))
+
+
+def parse_adapter(text: str) -> Adapter:
+    """Parse a connection string; raise ConfigurationError with the accepted forms when it is not one."""
+    text = text.strip()
+    if text == "reference":
+        return Adapter(text, "python", "ctxconform.reference:Reference")
+    if text.startswith("python:"):
+        target = text.removeprefix("python:")
+        if target.count(":") != 1 or not all(target.split(":")):
+            raise ConfigurationError(f"adapter {text!r}: write python:package.module:factory")
+        return Adapter(text, "python", target)
+    if text.startswith("stdio:"):
+        try:
+            command = tuple(shlex.split(text.removeprefix("stdio:")))
+        except ValueError as error:
+            raise ConfigurationError(f"adapter {text!r}: cannot split the command ({error})") from error
+        if not command:
+            raise ConfigurationError(f"adapter {text!r}: give the command after 'stdio:', e.g. stdio:python -m my_impl")
+        return Adapter(text, "stdio", command=command)
+    if text.startswith(_LATER):
+        raise ConfigurationError(f"adapter {text!r}: this transport is not available yet; use reference, python:MODULE:ATTR or stdio:COMMAND")
+    raise ConfigurationError(f"unknown adapter {text!r}: use reference, python:MODULE:ATTR or stdio:COMMAND ...")
+
+
+def connect(adapter: Adapter, state_dir: Path, *, timeout: float) -> Implementation:
+    """Return an (unstarted) implementation handle for an adapter."""
+    return Implementation(adapter.text, adapter.make_transport(), state_dir, timeout=timeout)
+
+
+def _load_factory(target: str | None) -> Callable[[], MessageHandler]:
+    assert target is not None
+    module_name, _, attribute = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ConfigurationError(f"cannot import {module_name!r} ({error}); is it installed in this environment?") from error
+    factory: Any = getattr(module, attribute, None)
+    if not callable(factory):
+        raise ConfigurationError(f"{module_name} has no callable {attribute!r}; name a class or function returning an object with handle(message)")
+    return factory  # type: ignore[no-any-return]

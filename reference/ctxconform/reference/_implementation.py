@@ -1,0 +1,111 @@
+"""The reference implementation behind the adapter protocol: start, call and stop messages in, replies out."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+from ctxconform.reference.exceptions import SpecError, StoreError
+from ctxconform.reference.shared_context import SPEC_VERSION, SharedContext, open_store
+
+__all__ = ["PROTOCOL_VERSION", "Reference", "SharedContextHandler", "SpecHandler"]
+
+Json = dict[str, Any]
+
+PROTOCOL_VERSION: Final = 1
+_VERSION: Final = "0.1.0"
+
+
+class SpecHandler(Protocol):
+    """One spec's operations, as the reference carries them out."""
+
+    version: str
+    features: tuple[str, ...]
+
+    def call(self, op: str, args: Json, context: Json) -> Json:
+        """Carry out one operation; raise SpecError to refuse it."""
+
+    def close(self) -> None:
+        """Release what the handler holds."""
+
+
+@dataclass
+class SharedContextHandler:
+    """shared-context: the shared_context tool plus the session lifecycle operations."""
+
+    service: SharedContext
+    version: str = SPEC_VERSION
+    features: tuple[str, ...] = ("read_batch", "read_history", "snapshot", "write_warning")
+
+    def call(self, op: str, args: Json, context: Json) -> Json:
+        """Route an operation to the service."""
+        if op == "shared_context":
+            return self.service.handle(context.get("session_id"), context.get("participant"), args)
+        if op == "create_session":
+            _only(args, {"session_id", "config"})
+            return self.service.create_session(args.get("session_id"), args.get("config"))
+        if op in ("archive_session", "delete_session"):
+            _only(args, {"session_id"})
+            return getattr(self.service, op)(args.get("session_id"))  # type: ignore[no-any-return]
+        raise SpecError("UNKNOWN_OP", f"shared-context has no operation {op!r}")
+
+    def close(self) -> None:
+        """Close the store."""
+        self.service.store.close()
+
+
+def _only(args: Json, allowed: set[str]) -> None:
+    extra = set(args) - allowed
+    if extra:
+        raise SpecError("INVALID_REQUEST", f"unexpected field(s) {', '.join(sorted(extra))}")
+
+
+@dataclass
+class Reference:
+    """The reference implementation of every spec the kit implements, speaking the adapter protocol."""
+
+    store_url: str | None = None
+    handlers: dict[str, SpecHandler] = field(default_factory=dict)
+
+    def handle(self, message: Json) -> Json:
+        """Answer one protocol message (start, call or stop)."""
+        kind = message.get("type")
+        if kind == "start":
+            return self._start(Path(message["state_dir"]))
+        if kind == "call":
+            return self._call(message)
+        self.close()
+        return {"type": "stopped"}
+
+    def close(self) -> None:
+        """Release every handler's resources."""
+        for handler in self.handlers.values():
+            handler.close()
+        self.handlers.clear()
+
+    def _start(self, state_dir: Path) -> Json:
+        self.close()
+        url = self.store_url or f"sqlite:///{state_dir / 'shared-context.sqlite3'}"
+        self.handlers["shared-context"] = SharedContextHandler(SharedContext(open_store(url)))
+        return {
+            "type": "started",
+            "implementation": {"name": "ctxconform-reference", "version": _VERSION, "language": "python"},
+            "specs": {
+                name: {"version": handler.version, "features": list(handler.features)}
+                for name, handler in self.handlers.items()
+            },
+        }
+
+    def _call(self, message: Json) -> Json:
+        seq = message["seq"]
+        handler = self.handlers.get(message["spec"])
+        try:
+            if handler is None:
+                raise SpecError("UNKNOWN_OP", f"this implementation does not implement spec {message['spec']!r}")
+            return {"type": "reply", "seq": seq, "result": handler.call(message["op"], message["args"], message.get("context", {}))}
+        except SpecError as error:
+            return {"type": "reply", "seq": seq, "error": {"code": error.code, "message": error.message}}
+        except (StoreError, Exception) as error:  # the protocol's "errored": a failure that is not a spec error
+            return {"type": "reply", "seq": seq, "errored": {"message": str(error), "traceback": traceback.format_exc()}}

@@ -1,0 +1,43 @@
+"""Serve the reference over the stdio transport: one JSON message per line on stdin, one reply per line on stdout.
+
+Run it as ``python -m ctxconform.reference.stdio [--store URL]``. It is also the worked example for
+adapter authors: read a line, parse it, answer it, flush, until a ``stop`` message or end of input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+from ctxconform.reference._implementation import Reference
+
+__all__ = ["main", "serve"]
+
+
+def serve(reference: Reference, lines: TextIO, out: TextIO) -> None:
+    """Answer protocol messages from `lines` on `out` until stop or end of input."""
+    for line in lines:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        reply = reference.handle(message)
+        out.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
+        out.flush()
+        if reply.get("type") == "stopped":
+            return
+    reference.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and serve on stdin/stdout."""
+    parser = argparse.ArgumentParser(prog="python -m ctxconform.reference.stdio", description=__doc__)
+    parser.add_argument("--store", help="store URL for shared-context (default: SQLite in the harness's state_dir)")
+    options = parser.parse_args(argv)
+    serve(Reference(store_url=options.store), sys.stdin, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
