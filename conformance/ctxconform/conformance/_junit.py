@@ -1,0 +1,67 @@
+"""JUnit XML from a report: one testsuite per implementation, requirement ids as test properties."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Final
+
+from ctxconform.conformance._report import ImplementationReport, Report, TestResult
+
+__all__ = ["render_junit"]
+
+_ERRORS: Final = frozenset({"ERRORED", "TIMEOUT", "CRASH", "PROTOCOL", "HARNESS"})
+_FAILURES: Final = frozenset({"FAIL", "XPASS"})
+_SKIPS: Final = frozenset({"SKIP", "XFAIL"})
+
+
+def render_junit(report: Report) -> str:
+    """Return the report as JUnit XML text."""
+    root = ET.Element("testsuites", name="ctxconform", time=f"{report.duration_s:.3f}")
+    for implementation in report.implementations:
+        root.append(_suite(implementation))
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _suite(implementation: ImplementationReport) -> ET.Element:
+    tests = implementation.tests
+    suite = ET.Element(
+        "testsuite",
+        name=f"{implementation.name or implementation.adapter} ({implementation.adapter})",
+        tests=str(len(tests)),
+        failures=str(sum(t.verdict in _FAILURES for t in tests)),
+        errors=str(sum(t.verdict in _ERRORS for t in tests)),
+        skipped=str(sum(t.verdict in _SKIPS for t in tests)),
+        time=f"{implementation.duration_s:.3f}",
+    )
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="status", value=implementation.status)
+    if implementation.message:
+        ET.SubElement(properties, "property", name="message", value=implementation.message)
+    levels = {r.id: r.level for r in implementation.requirements}
+    for test in tests:
+        suite.append(_case(test, levels))
+    return suite
+
+
+def _case(test: TestResult, levels: dict[str, str]) -> ET.Element:
+    module = test.id.split("::")[0].removesuffix(".py").replace("/", ".")
+    case = ET.Element("testcase", classname=f"{test.spec}.{module.split('.')[-1]}", name=test.name, time=f"{test.duration_s:.3f}")
+    properties = ET.SubElement(case, "properties")
+    for rid in test.requirements:
+        ET.SubElement(properties, "property", name="requirement", value=rid)
+        ET.SubElement(properties, "property", name="level", value=f"{rid} {levels.get(rid, '')}".strip())
+    ET.SubElement(properties, "property", name="verdict", value=test.verdict)
+    first_line = test.message.strip().splitlines()[-1][:300] if test.message.strip() else test.verdict
+    if test.verdict in _FAILURES:
+        ET.SubElement(case, "failure", message=first_line, type=test.verdict).text = _body(test)
+    elif test.verdict in _ERRORS:
+        ET.SubElement(case, "error", message=first_line, type=test.verdict).text = _body(test)
+    elif test.verdict in _SKIPS:
+        ET.SubElement(case, "skipped", message=first_line)
+    return case
+
+
+def _body(test: TestResult) -> str:
+    charged = ", ".join(test.failed_requirements)
+    return f"{test.message}\n\nrequirements: {charged}\nreplay: {test.replay}\n"

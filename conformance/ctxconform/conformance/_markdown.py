@@ -1,0 +1,56 @@
+"""A Markdown summary of a report, short enough for a CI job summary."""
+
+from __future__ import annotations
+
+from ctxconform.conformance._report import ImplementationReport, Report
+from ctxconform.conformance._verdicts import BAD
+
+__all__ = ["render_markdown"]
+
+_SHOWN = 30
+
+
+def render_markdown(report: Report) -> str:
+    """Return the report as Markdown."""
+    verdict = "conformant" if report.conformant else "NOT conformant"
+    lines = [
+        "# ctxconform report",
+        "",
+        f"**{verdict}** · level {report.level} · profile {report.profile} · seed {report.seed} · {report.duration_s:.1f} s",
+        "",
+        "| implementation | adapter | status | tests | pass | fail | other |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for imp in report.implementations:
+        total = sum(imp.counts.values())
+        passed, failed = imp.counts.get("PASS", 0), imp.counts.get("FAIL", 0)
+        other = total - passed - failed - imp.counts.get("SKIP", 0)
+        lines.append(f"| {imp.name or '?'} {imp.version or ''} | `{imp.adapter}` | {imp.status} | {total} | {passed} | {failed} | {other} |")
+    for imp in report.implementations:
+        lines += _implementation(imp)
+    return "\n".join(lines) + "\n"
+
+
+def _implementation(imp: ImplementationReport) -> list[str]:
+    lines = ["", f"## {imp.name or imp.adapter}", ""]
+    if imp.message:
+        lines += [f"> {imp.message}", ""]
+    lines += ["| spec | version | declared | requirements | pass | fail | skip | untested |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    for spec in imp.specs:
+        c = spec.counts
+        failing = sum(n for v, n in c.items() if v in BAD)
+        lines.append(
+            f"| {spec.spec} | {spec.version} | {spec.declared_version or 'not implemented'} | {spec.requirements}"
+            f" | {c.get('PASS', 0)} | {failing} | {c.get('SKIP', 0)} | {c.get('UNTESTED', 0)} |"
+        )
+    broken = [r for r in imp.requirements if r.verdict in BAD]
+    if broken:
+        lines += ["", "| requirement | level | verdict | quote |", "|---|---|---|---|"]
+        for r in broken[:_SHOWN]:
+            quote = r.quote.replace("|", "\\|").replace("\n", " ")[:120]
+            lines.append(f"| `{r.id}` | {r.level} | {r.verdict} | {quote} |")
+        if len(broken) > _SHOWN:
+            lines.append(f"| … {len(broken) - _SHOWN} more in report.json | | | |")
+    if imp.events:
+        lines += ["", *[f"- {event}" for event in imp.events]]
+    return lines

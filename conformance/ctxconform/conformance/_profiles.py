@@ -1,0 +1,27 @@
+"""Hypothesis profiles of the kit: dev, ci (extending hypothesis's own ci profile) and thorough."""
+
+from __future__ import annotations
+
+import os
+from typing import Final
+
+from hypothesis import HealthCheck, settings
+
+__all__ = ["PROFILES", "register_profiles"]
+
+PROFILES: Final = ("dev", "ci", "thorough")
+
+
+def register_profiles() -> None:
+    """Register the profiles, and reload ci when hypothesis already picked it because CI is set."""
+    slow = [HealthCheck.too_slow, HealthCheck.data_too_large]
+    settings.register_profile("dev", max_examples=30, deadline=None, stateful_step_count=20, suppress_health_check=slow)
+    # Built on the built-in profile that CI=true selects (derandomized, no database), not a replacement for it.
+    settings.register_profile(
+        "ci", parent=settings.get_profile("ci"), max_examples=60, deadline=None, stateful_step_count=25, suppress_health_check=slow
+    )
+    settings.register_profile(
+        "thorough", max_examples=500, deadline=None, stateful_step_count=60, suppress_health_check=slow
+    )
+    if os.environ.get("CI") and settings.get_current_profile_name() == "ci":
+        settings.load_profile("ci")

@@ -1,0 +1,1 @@
+"""The conformance suites, one package per spec; run them with `ctxconform run`."""

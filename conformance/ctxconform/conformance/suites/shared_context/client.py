@@ -1,0 +1,140 @@
+"""A shared-context session as a test sees it: calls through the harness, results checked against the schemas."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance._protocol import Reply
+from ctxconform.conformance._schemas import schema_errors
+from ctxconform.conformance.exceptions import RequirementFailure
+
+__all__ = ["SPEC", "Outcome", "Session", "new_session_id"]
+
+SPEC: Final = "shared-context"
+Json = dict[str, Any]
+
+# The requirement a malformed response breaks, per action.
+_SHAPES: Final = {
+    "list_keys": "shared-context/3.1/request-and-response-shape",
+    "read": "shared-context/3.2/request-and-response-shape",
+    "write": "shared-context/3.3/request-and-response-shape",
+    "delete": "shared-context/3.4/request-and-response-shape",
+    "read_batch": "shared-context/7.4/read-batch",
+    "read_history": "shared-context/7.3/read-history-action",
+    "snapshot": "shared-context/7.6/snapshot",
+    "read_snapshot": "shared-context/7.6/snapshot",
+    "create_session": "shared-context/8.4/create-empty-store",
+    "archive_session": "shared-context/8.4/archive-read-only",
+    "delete_session": "shared-context/8.4/delete-session-gone",
+}
+_ERROR_SHAPE: Final = "shared-context/5/error-code-and-message"
+
+
+def new_session_id() -> str:
+    """Return a session id no other test uses."""
+    return f"ctxconform-{uuid.uuid4().hex[:16]}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A checked reply: a result that matches its schema, or an error with a known code and a message."""
+
+    action: str
+    reply: Reply
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call succeeded."""
+        return self.reply.ok
+
+    @property
+    def code(self) -> str | None:
+        """The error code, or None."""
+        return self.reply.code
+
+    @property
+    def result(self) -> Json:
+        """The result; a failure naming the shape requirement when the call returned an error."""
+        if not self.reply.ok:
+            raise RequirementFailure(_SHAPES[self.action], f"{self.action} failed with {self.reply.error} where a result was expected")
+        result: Json = self.reply.result
+        return result
+
+    def expect(self, requirement: str) -> Json:
+        """Return the result, or fail `requirement` when the call was refused."""
+        if not self.reply.ok:
+            raise RequirementFailure(requirement, f"{self.action} was refused with {self.reply.error}")
+        return self.result
+
+    def refused(self, requirement: str, *codes: str) -> str:
+        """Fail `requirement` unless the call was refused with one of `codes` (any code when none are given)."""
+        if self.reply.ok:
+            raise RequirementFailure(requirement, f"{self.action} succeeded with {self.reply.result!r}; expected error {' or '.join(codes) or 'any'}")
+        if codes and self.code not in codes:
+            raise RequirementFailure(requirement, f"{self.action} was refused with {self.code}; expected {' or '.join(codes)}")
+        return str(self.code)
+
+
+class Session:
+    """One shared-context session of the implementation under test, called as one participant."""
+
+    def __init__(self, implementation: Implementation, session_id: str, participant: str = "orchestrator") -> None:
+        self.implementation = implementation
+        self.session_id = session_id
+        self.participant = participant
+
+    def as_participant(self, participant: str) -> Session:
+        """Return the same session, called by another participant."""
+        return Session(self.implementation, self.session_id, participant)
+
+    def tool(self, request: object) -> Outcome:
+        """Call the shared_context tool with any request (malformed ones too)."""
+        context = {"session_id": self.session_id, "participant": self.participant}
+        reply = self.implementation.call(SPEC, "shared_context", request, context)
+        action = request.get("action") if isinstance(request, dict) else None
+        return check(str(action) if action in _SHAPES else "", reply)
+
+    def list_keys(self) -> Outcome:
+        """list_keys."""
+        return self.tool({"action": "list_keys"})
+
+    def read(self, key: object) -> Outcome:
+        """read one key."""
+        return self.tool({"action": "read", "key": key})
+
+    def write(self, key: object, value: object) -> Outcome:
+        """write one key."""
+        return self.tool({"action": "write", "key": key, "value": value})
+
+    def delete(self, key: object) -> Outcome:
+        """delete one key."""
+        return self.tool({"action": "delete", "key": key})
+
+    def lifecycle(self, op: str, **args: object) -> Outcome:
+        """Call a system operation (create_session, archive_session, delete_session) on this session."""
+        reply = self.implementation.call(SPEC, op, {"session_id": self.session_id, **args}, {"participant": "system"})
+        return check(op, reply)
+
+    def values(self) -> dict[str, tuple[str, int, str]]:
+        """Read every key: {key: (value, version, written_by)}."""
+        found = {}
+        for meta in self.list_keys().result["keys"]:
+            entry = self.read(meta["key"]).result
+            found[entry["key"]] = (entry["value"], entry["version"], entry["written_by"])
+        return found
+
+
+def check(action: str, reply: Reply) -> Outcome:
+    """Check a reply against the action's response schema, or the error schema."""
+    if not reply.ok:
+        errors = schema_errors(f"{SPEC}/error.json", reply.error)
+        if errors:
+            raise RequirementFailure(_ERROR_SHAPE, f"error object does not match the schema: {'; '.join(errors)}")
+    elif action:
+        errors = schema_errors(f"{SPEC}/{action}.response.json", reply.result)
+        if errors:
+            raise RequirementFailure(_SHAPES[action], f"{action} response does not match its schema: {'; '.join(errors)}")
+    return Outcome(action, reply)
