@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
 from ctxconform.reference.exceptions import SpecError, StoreError
-from ctxconform.reference.shared_context import SPEC_VERSION, SharedContext, open_store
+from ctxconform.reference.shared_context import SPEC_VERSION, SharedContext, Store, open_store
 
 __all__ = ["PROTOCOL_VERSION", "Reference", "SharedContextHandler", "SpecHandler"]
 
@@ -67,6 +68,8 @@ class Reference:
     """The reference implementation of every spec the kit implements, speaking the adapter protocol."""
 
     store_url: str | None = None
+    name: str = "ctxconform-reference"
+    shared_context: Callable[[Store], SharedContext] = SharedContext
     handlers: dict[str, SpecHandler] = field(default_factory=dict)
 
     def handle(self, message: Json) -> Json:
@@ -88,10 +91,10 @@ class Reference:
     def _start(self, state_dir: Path) -> Json:
         self.close()
         url = self.store_url or f"sqlite:///{state_dir / 'shared-context.sqlite3'}"
-        self.handlers["shared-context"] = SharedContextHandler(SharedContext(open_store(url)))
+        self.handlers["shared-context"] = SharedContextHandler(self.shared_context(open_store(url)))
         return {
             "type": "started",
-            "implementation": {"name": "ctxconform-reference", "version": _VERSION, "language": "python"},
+            "implementation": {"name": self.name, "version": _VERSION, "language": "python"},
             "specs": {
                 name: {"version": handler.version, "features": list(handler.features)}
                 for name, handler in self.handlers.items()

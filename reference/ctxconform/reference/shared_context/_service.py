@@ -85,7 +85,7 @@ class SharedContext:
         action, fields = _parse(request)
         sid = _session_id(session_id)
         if action == "write":
-            return self._write(sid, _participant(participant), check_key(fields["key"]), fields["value"])
+            return self._write(sid, _participant(participant), self.check_key(fields["key"]), fields["value"])
         if action == "delete":
             return self._delete(sid, _participant(participant), check_key(fields["key"]))
         if action == "snapshot":
@@ -93,6 +93,14 @@ class SharedContext:
         with self.store.transaction() as tx:
             _existing(tx, sid)
             return _READS[action](tx, sid, fields)
+
+    def check_key(self, key: object) -> str:
+        """Return a key that follows the naming rules of 4.3, or raise INVALID_KEY."""
+        return check_key(key)
+
+    def next_version(self, old: Entry | None) -> int:
+        """Return the version a write gives: 1 for a new key, one more than before for an existing one."""
+        return 1 if old is None else old.version + 1
 
     def _write(self, sid: str, participant: str, key: str, value: object) -> Json:
         if not isinstance(value, str):
@@ -106,7 +114,7 @@ class SharedContext:
             total = session.total_tokens - (old.tokens if old else 0) + tokens
             if total > MAX_STORE_TOKENS:
                 raise SpecError("STORE_FULL", f"the store would hold {total} tokens; the limit is {MAX_STORE_TOKENS}: delete keys first")
-            entry = Entry(key, participant, self._clock(), old.version + 1 if old else 1, tokens, value)
+            entry = Entry(key, participant, self._clock(), self.next_version(old), tokens, value)
             tx.put(sid, entry, total, self._history_depth)
         _audit("write", sid, entry)
         result: Json = {"key": key, "version": entry.version, "written_by": participant, "written_at": entry.written_at}

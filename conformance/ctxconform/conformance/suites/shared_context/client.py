@@ -11,7 +11,7 @@ from ctxconform.conformance._protocol import Reply
 from ctxconform.conformance._schemas import schema_errors
 from ctxconform.conformance.exceptions import RequirementFailure
 
-__all__ = ["SPEC", "Outcome", "Session", "new_session_id"]
+__all__ = ["SPEC", "Outcome", "Session", "new_session_id", "token_readings"]
 
 SPEC: Final = "shared-context"
 Json = dict[str, Any]
@@ -31,6 +31,12 @@ _SHAPES: Final = {
     "delete_session": "shared-context/8.4/delete-session-gone",
 }
 _ERROR_SHAPE: Final = "shared-context/5/error-code-and-message"
+
+
+def token_readings(length: int) -> frozenset[int]:
+    """Every accepted reading of `len(value) / 4` for a value of `length` characters (spec 8.2)."""
+    exact = length / 4
+    return frozenset({length // 4, -(-length // 4), round(exact), int(exact + 0.5), max(1, length // 4)})
 
 
 def new_session_id() -> str:

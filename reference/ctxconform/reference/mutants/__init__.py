@@ -1,0 +1,11 @@
+"""Mutants of the reference: each breaks exactly one requirement, to prove the suite catches it.
+
+Name one as an adapter: ``python:ctxconform.reference.mutants:versions_do_not_increment``.
+"""
+
+from __future__ import annotations
+
+from ctxconform.reference.mutants._catalogue import MUTANTS, Mutant
+from ctxconform.reference.mutants._shared_context import accepts_long_keys, versions_do_not_increment
+
+__all__ = ["MUTANTS", "Mutant", "accepts_long_keys", "versions_do_not_increment"]

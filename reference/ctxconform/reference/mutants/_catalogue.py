@@ -1,0 +1,38 @@
+"""The catalogue of mutants: what each one breaks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["MUTANTS", "Mutant"]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A deliberately wrong implementation and the requirement ids the suite must fail for it."""
+
+    name: str
+    spec: str
+    breaks: tuple[str, ...]
+    description: str
+
+    @property
+    def adapter(self) -> str:
+        """The connection string that runs this mutant in-process."""
+        return f"python:ctxconform.reference.mutants:{self.name}"
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "versions_do_not_increment",
+        "shared-context",
+        ("shared-context/3.3/version-increments",),
+        "an overwrite keeps version 1 instead of incrementing it",
+    ),
+    Mutant(
+        "accepts_long_keys",
+        "shared-context",
+        ("shared-context/4.3/key-max-length",),
+        "write accepts keys of 65 to 80 characters",
+    ),
+)
