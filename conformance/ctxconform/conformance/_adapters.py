@@ -55,7 +55,9 @@ def parse_adapter(text: str) -> Adapter:
             raise ConfigurationError(f"adapter {text!r}: give the command after 'stdio:', e.g. stdio:python -m my_impl")
         return Adapter(text, "stdio", command=command)
     if text.startswith(_LATER):
-        raise ConfigurationError(f"adapter {text!r}: this transport is not available yet; use reference, python:MODULE:ATTR or stdio:COMMAND")
+        raise ConfigurationError(
+            f"adapter {text!r}: this transport is not available yet; use reference, python:MODULE:ATTR or stdio:COMMAND"
+        )
     raise ConfigurationError(f"unknown adapter {text!r}: use reference, python:MODULE:ATTR or stdio:COMMAND ...")
 
 
@@ -73,5 +75,7 @@ def _load_factory(target: str | None) -> Callable[[], MessageHandler]:
         raise ConfigurationError(f"cannot import {module_name!r} ({error}); is it installed in this environment?") from error
     factory: Any = getattr(module, attribute, None)
     if not callable(factory):
-        raise ConfigurationError(f"{module_name} has no callable {attribute!r}; name a class or function returning an object with handle(message)")
+        raise ConfigurationError(
+            f"{module_name} has no callable {attribute!r}; name a class or function returning an object with handle(message)"
+        )
     return factory  # type: ignore[no-any-return]

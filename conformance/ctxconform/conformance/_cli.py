@@ -19,7 +19,7 @@ from ctxconform.conformance._adapters import Adapter, parse_adapter
 from ctxconform.conformance._junit import render_junit
 from ctxconform.conformance._markdown import render_markdown
 from ctxconform.conformance._profiles import PROFILES
-from ctxconform.conformance._registry import LEVELS
+from ctxconform.conformance._registry import LEVELS, coverage_problems
 from ctxconform.conformance._report import ImplementationReport, Report, implementation_report
 from ctxconform.conformance._runner import RunOptions, collect_requirements, run_suite
 from ctxconform.conformance._specs import SPECS, SpecSuite, resolve_specs
@@ -53,10 +53,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ctxconform {_kit_version()}")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
     run = commands.add_parser("run", help="run the conformance suites against implementations and write reports")
-    run.add_argument("--adapter", action="append", metavar="A", help="implementation connection string (repeatable; default: reference)")
+    run.add_argument(
+        "--adapter", action="append", metavar="A", help="implementation connection string (repeatable; default: reference)"
+    )
     run.add_argument("--spec", action="append", metavar="S", help=f"spec to run (repeatable; default: all of {', '.join(SPECS)})")
-    run.add_argument("--level", choices=LEVELS, default="MAY", help="run requirements at this level or stronger (default: MAY, all)")
-    run.add_argument("--report-dir", default="reports", type=Path, metavar="DIR", help="where reports are written (default: reports)")
+    run.add_argument(
+        "--level", choices=LEVELS, default="MAY", help="run requirements at this level or stronger (default: MAY, all)"
+    )
+    run.add_argument(
+        "--report-dir", default="reports", type=Path, metavar="DIR", help="where reports are written (default: reports)"
+    )
     run.add_argument("--profile", choices=PROFILES, help="hypothesis profile (default: ci when CI is set, else dev)")
     run.add_argument("--seed", type=int, help="hypothesis seed, to replay a run (default: random)")
     run.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="how long one call may take (default: 10)")
@@ -65,7 +71,9 @@ def _parser() -> argparse.ArgumentParser:
     run.set_defaults(command=_run)
     requirements = commands.add_parser("requirements", help="list requirements; --check that every testable one has a test")
     requirements.add_argument("--spec", action="append", metavar="S", help="spec to list (repeatable; default: all)")
-    requirements.add_argument("--check", action="store_true", help="exit 1 if a testable requirement has no test or a test names an unknown id")
+    requirements.add_argument(
+        "--check", action="store_true", help="exit 1 if a testable requirement has no test or a test names an unknown id"
+    )
     requirements.add_argument("--json", action="store_true", help="print JSON instead of a table")
     requirements.set_defaults(command=_requirements)
     return parser
@@ -81,7 +89,9 @@ def _run(options: argparse.Namespace) -> int:
     profile = options.profile or ("ci" if os.environ.get("CI") else "dev")
     started, clock = datetime.now(UTC), time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ctxconform-run-") as work:
-        run_options = RunOptions(specs, options.level, profile, seed, options.timeout, Path(work), options.test, not options.quiet)
+        run_options = RunOptions(
+            specs, options.level, profile, seed, options.timeout, Path(work), options.test, not options.quiet
+        )
         implementations = [_run_one(adapter, run_options, index) for index, adapter in enumerate(adapters)]
     report = Report(
         kit={"name": "ctxconform", "version": _kit_version()},
@@ -105,7 +115,9 @@ def _run_one(adapter: Adapter, options: RunOptions, index: int) -> Implementatio
         print(f"{adapter.text}: {', '.join(s.spec for s in options.specs)}", file=sys.stderr)
     run = run_suite(adapter, options, index)
     lines = run.lines
-    if not any(line["event"] == "test" for line in lines) and not any(line["event"] in ("unavailable", "configuration") for line in lines):
+    if not any(line["event"] == "test" for line in lines) and not any(
+        line["event"] in ("unavailable", "configuration") for line in lines
+    ):
         tail = run.log.read_text(encoding="utf-8", errors="replace")[-1500:]
         lines = [*lines, {"event": "configuration", "message": f"the suite ran no test (pytest exit {run.exit_code}):\n{tail}"}]
     registries = [spec.registry for spec in options.specs]
@@ -134,7 +146,9 @@ def _print_table(report: Report, report_dir: Path) -> None:
         counts = imp.counts
         total, passed, failed, skipped = sum(counts.values()), counts.get("PASS", 0), counts.get("FAIL", 0), counts.get("SKIP", 0)
         name = f"{imp.name or imp.adapter} {imp.version or ''}".strip()[:34]
-        print(f"{name:<34} {imp.status:<15} {total:>5} {passed:>5} {failed:>5} {skipped:>5} {total - passed - failed - skipped:>5}")
+        print(
+            f"{name:<34} {imp.status:<15} {total:>5} {passed:>5} {failed:>5} {skipped:>5} {total - passed - failed - skipped:>5}"
+        )
         if imp.message:
             print(f"  {imp.message.strip().splitlines()[0]}")
         for requirement in [r for r in imp.requirements if r.verdict in BAD][:10]:
@@ -169,14 +183,12 @@ def _check(specs: list[SpecSuite]) -> int:
     if not named:
         print(f"ctxconform: no suite test was collected:\n{output[-1500:]}", file=sys.stderr)
         return EXIT_NOT_CONFORMANT
-    known = {r.id: r for spec in specs for r in spec.registry.requirements}
-    used = {rid for ids in named.values() for rid in ids}
-    problems = [f"untested: {rid} ({r.level}, {r.kind})" for rid, r in known.items() if r.needs_test and rid not in used]
-    problems += [f"unknown id {rid!r} named by a test" for rid in sorted(used - known.keys())]
-    problems += [f"test names no requirement: {test}" for test, ids in named.items() if not ids]
+    registries = [spec.registry for spec in specs]
+    problems = coverage_problems(registries, named)
     for problem in problems:
         print(problem)
-    tested = sum(1 for rid, r in known.items() if r.needs_test)
+    known = [r for registry in registries for r in registry.requirements]
+    tested = sum(1 for r in known if r.needs_test)
     print(f"{len(known)} requirements, {tested} need a test, {len(named)} tests, {len(problems)} problems")
     return EXIT_NOT_CONFORMANT if problems else EXIT_CONFORMANT
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,7 +71,9 @@ class Implementation:
             answer = check_incoming("started", self._transport.exchange(message, self.timeout))
         except TransportFailure as failure:
             self._transport.close(1.0)
-            raise ImplementationUnavailable(self.adapter, f"{failure.verdict}: {failure.message} {failure.detail[-500:]}".strip()) from failure
+            raise ImplementationUnavailable(
+                self.adapter, f"{failure.verdict}: {failure.message} {failure.detail[-500:]}".strip()
+            ) from failure
         self._started = Started.from_message(answer)
         self._broken = None
         return self._started
@@ -103,10 +106,8 @@ class Implementation:
     def stop(self) -> None:
         """Ask the implementation to stop, then make sure it is gone."""
         if self._started is not None and self._broken is None:
-            try:
+            with contextlib.suppress(TransportFailure):  # it is stopped by force below
                 check_incoming("stopped", self._transport.exchange({"type": "stop"}, min(self.timeout, 5.0)))
-            except TransportFailure:
-                pass  # it is stopped by force below
         self._transport.close(2.0)
         self._started = None
 

@@ -48,7 +48,7 @@ class InProcessTransport:
         except (TypeError, ValueError) as error:
             raise ProtocolViolation(f"the answer is not JSON-serializable: {error}") from error
 
-    def close(self, timeout: float) -> None:
+    def close(self, timeout: float) -> None:  # noqa: ARG002 - nothing here to wait for
         """Drop the implementation object; a stuck worker thread is abandoned."""
         self._handler = None
         self._worker.shutdown(wait=False, cancel_futures=True)

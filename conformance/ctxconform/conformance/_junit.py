@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from typing import Final
 
 from ctxconform.conformance._report import ImplementationReport, Report, TestResult
@@ -44,7 +45,7 @@ def _suite(implementation: ImplementationReport) -> ET.Element:
     return suite
 
 
-def _case(test: TestResult, levels: dict[str, str]) -> ET.Element:
+def _case(test: TestResult, levels: Mapping[str, str]) -> ET.Element:
     module = test.id.split("::")[0].removesuffix(".py").replace("/", ".")
     case = ET.Element("testcase", classname=f"{test.spec}.{module.split('.')[-1]}", name=test.name, time=f"{test.duration_s:.3f}")
     properties = ET.SubElement(case, "properties")

@@ -25,7 +25,8 @@ def render_markdown(report: Report) -> str:
         total = sum(imp.counts.values())
         passed, failed = imp.counts.get("PASS", 0), imp.counts.get("FAIL", 0)
         other = total - passed - failed - imp.counts.get("SKIP", 0)
-        lines.append(f"| {imp.name or '?'} {imp.version or ''} | `{imp.adapter}` | {imp.status} | {total} | {passed} | {failed} | {other} |")
+        name = f"{imp.name or '?'} {imp.version or ''}"
+        lines.append(f"| {name} | `{imp.adapter}` | {imp.status} | {total} | {passed} | {failed} | {other} |")
     for imp in report.implementations:
         lines += _implementation(imp)
     return "\n".join(lines) + "\n"
@@ -35,7 +36,10 @@ def _implementation(imp: ImplementationReport) -> list[str]:
     lines = ["", f"## {imp.name or imp.adapter}", ""]
     if imp.message:
         lines += [f"> {imp.message}", ""]
-    lines += ["| spec | version | declared | requirements | pass | fail | skip | untested |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    lines += [
+        "| spec | version | declared | requirements | pass | fail | skip | untested |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
+    ]
     for spec in imp.specs:
         c = spec.counts
         failing = sum(n for v, n in c.items() if v in BAD)

@@ -11,7 +11,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any, Final
 
@@ -30,15 +30,27 @@ register_profiles()
 
 _HARNESS: Final = pytest.StashKey["Harness"]()
 _VERDICT: Final = pytest.StashKey[tuple[Verdict, tuple[str, ...], str]]()
-_MARKS: Final = {"PASS": ".", "FAIL": "F", "SKIP": "s", "XFAIL": "x", "XPASS": "X", "ERRORED": "E",
-                 "TIMEOUT": "T", "CRASH": "C", "PROTOCOL": "P", "HARNESS": "H"}
+_MARKS: Final = {
+    "PASS": ".",
+    "FAIL": "F",
+    "SKIP": "s",
+    "XFAIL": "x",
+    "XPASS": "X",
+    "ERRORED": "E",
+    "TIMEOUT": "T",
+    "CRASH": "C",
+    "PROTOCOL": "P",
+    "HARNESS": "H",
+}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Add the ctxconform options."""
     group = parser.getgroup("ctxconform", "conformance suites")
     group.addoption("--ctxconform-adapter", default="reference", help="connection string of the implementation under test")
-    group.addoption("--ctxconform-level", default="MAY", choices=LEVELS, help="run tests of requirements at this level or stronger")
+    group.addoption(
+        "--ctxconform-level", default="MAY", choices=LEVELS, help="run tests of requirements at this level or stronger"
+    )
     group.addoption("--ctxconform-results", default=None, help="write one JSON line per test result to this file")
     group.addoption("--ctxconform-timeout", type=float, default=10.0, help="seconds each call may take")
     group.addoption("--ctxconform-max-restarts", type=int, default=5, help="how often a broken implementation is restarted")
@@ -104,7 +116,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Turn each phase's outcome into a verdict, kept until the test is recorded."""
     report: pytest.TestReport = yield
     if report.when == "call" or (report.when == "setup" and not report.passed):
@@ -121,12 +133,11 @@ def implementation(request: pytest.FixtureRequest) -> Implementation:
 
 
 @pytest.fixture(autouse=True)
-def _ctxconform_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+def _ctxconform_guard(request: pytest.FixtureRequest) -> None:
     harness = request.config.stash[_HARNESS]
     harness.begin(request.node)
     if "implementation" in request.fixturenames:
         harness.heal()
-    yield
 
 
 def _verdict(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[Verdict, tuple[str, ...], str]:
@@ -144,13 +155,13 @@ def _verdict(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[Ve
 
 def _skip_reason(report: pytest.TestReport) -> str:
     longrepr = report.longrepr
-    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+    if isinstance(longrepr, tuple):  # (path, line, "Skipped: reason")
         return str(longrepr[2]).removeprefix("Skipped: ")
     return str(longrepr)
 
 
 def _lookup(requirement_id: str) -> Requirement:
-    spec = requirement_id.split("/")[0]
+    spec = requirement_id.split("/", maxsplit=1)[0]
     try:
         return load_registry(spec)[requirement_id]
     except (KeyError, ConfigurationError) as error:

@@ -18,10 +18,13 @@ def register_profiles() -> None:
     settings.register_profile("dev", max_examples=30, deadline=None, stateful_step_count=20, suppress_health_check=slow)
     # Built on the built-in profile that CI=true selects (derandomized, no database), not a replacement for it.
     settings.register_profile(
-        "ci", parent=settings.get_profile("ci"), max_examples=60, deadline=None, stateful_step_count=25, suppress_health_check=slow
+        "ci",
+        parent=settings.get_profile("ci"),
+        max_examples=60,
+        deadline=None,
+        stateful_step_count=25,
+        suppress_health_check=slow,
     )
-    settings.register_profile(
-        "thorough", max_examples=500, deadline=None, stateful_step_count=60, suppress_health_check=slow
-    )
+    settings.register_profile("thorough", max_examples=500, deadline=None, stateful_step_count=60, suppress_health_check=slow)
     if os.environ.get("CI") and settings.get_current_profile_name() == "ci":
         settings.load_profile("ci")

@@ -35,9 +35,7 @@ class Started:
     def from_message(cls, message: Json) -> Started:
         """Build from a validated `started` message."""
         implementation = message["implementation"]
-        specs = {
-            name: SpecInfo(entry["version"], frozenset(entry["features"])) for name, entry in message["specs"].items()
-        }
+        specs = {name: SpecInfo(entry["version"], frozenset(entry["features"])) for name, entry in message["specs"].items()}
         return cls(implementation["name"], implementation["version"], implementation["language"], specs)
 
     def describe(self) -> Json:

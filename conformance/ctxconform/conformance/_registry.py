@@ -10,12 +10,13 @@ from typing import Final, Literal
 
 from ctxconform.conformance.exceptions import ConfigurationError
 
-__all__ = ["LEVELS", "Registry", "Requirement", "load_registry", "registry_path"]
+__all__ = ["LEVELS", "Registry", "Requirement", "coverage_problems", "load_registry", "registry_path"]
 
 Level = Literal["MUST", "SHOULD", "MAY"]
 Kind = Literal["testable", "untestable", "ambiguous"]
 LEVELS: Final[tuple[Level, ...]] = ("MUST", "SHOULD", "MAY")
 _KINDS: Final = ("testable", "untestable", "ambiguous")
+_MIN_READINGS: Final = 2
 _DIR: Final = Path(__file__).resolve().parent / "requirements"
 
 
@@ -65,6 +66,16 @@ class Registry:
         return frozenset(r.id for r in self.requirements)
 
 
+def coverage_problems(registries: list[Registry], named: dict[str, list[str]]) -> list[str]:
+    """Return one line per testable requirement no test names, unknown id a test names, or test naming nothing."""
+    known = {r.id: r for registry in registries for r in registry.requirements}
+    used = {rid for ids in named.values() for rid in ids}
+    problems = [f"untested: {rid} ({r.level}, {r.kind})" for rid, r in known.items() if r.needs_test and rid not in used]
+    problems += [f"unknown id {rid!r} named by a test" for rid in sorted(used - known.keys())]
+    problems += [f"test names no requirement: {test}" for test, ids in named.items() if not ids]
+    return problems
+
+
 def registry_path(spec: str) -> Path:
     """Return the registry file of a spec."""
     return _DIR / f"{spec}.toml"
@@ -93,7 +104,7 @@ def _requirement(spec: str, entry: dict[str, object]) -> Requirement:
         raise ConfigurationError(f"registry of {spec}: entry {rid or entry!r} needs an id under {spec}/, a level and a kind")
     if entry["kind"] == "untestable" and not entry.get("reason"):
         raise ConfigurationError(f"registry of {spec}: untestable {rid} needs a reason")
-    if entry["kind"] == "ambiguous" and len(entry.get("readings", ())) < 2:  # type: ignore[arg-type]
+    if entry["kind"] == "ambiguous" and len(entry.get("readings", ())) < _MIN_READINGS:  # type: ignore[arg-type]
         raise ConfigurationError(f"registry of {spec}: ambiguous {rid} needs at least two readings")
     return Requirement(
         id=rid,

@@ -66,7 +66,9 @@ class SpecSummary(BaseModel):
     model_config = _FROZEN
     spec: str
     version: str
-    declared_version: str | None = Field(description="the version the implementation declares; null when it does not implement the spec")
+    declared_version: str | None = Field(
+        description="the version the implementation declares; null when it does not implement the spec"
+    )
     features: list[str]
     requirements: int
     counts: dict[str, int] = Field(description="requirement verdict -> how many requirements")
@@ -146,7 +148,9 @@ def implementation_report(
     )
 
 
-def _status(failure: dict[str, Any] | None, bad: bool, tests: list[TestResult]) -> Literal["conformant", "not-conformant", "unavailable", "error"]:
+def _status(
+    failure: dict[str, Any] | None, bad: bool, tests: list[TestResult]
+) -> Literal["conformant", "not-conformant", "unavailable", "error"]:
     if failure is not None:
         return "unavailable" if failure["event"] == "unavailable" else "error"
     if not tests:

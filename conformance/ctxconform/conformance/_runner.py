@@ -33,7 +33,8 @@ class RunOptions:
     def replay(self, adapter: Adapter) -> str:
         """Return the command line that runs the same selection again."""
         specs = " ".join(f"--spec {s.spec}" for s in self.specs)
-        return f"ctxconform run --adapter {shlex.quote(adapter.text)} {specs} --seed {self.seed} --profile {self.profile} --level {self.level}"
+        selection = f"--seed {self.seed} --profile {self.profile} --level {self.level}"
+        return f"ctxconform run --adapter {shlex.quote(adapter.text)} {specs} {selection}"
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,16 @@ def collect_requirements(specs: list[SpecSuite], work_dir: Path) -> tuple[dict[s
 
 def _pytest(specs: tuple[SpecSuite, ...] | list[SpecSuite]) -> list[str]:
     root = suite_root()
-    return [sys.executable, "-m", "pytest", *(str(s.directory) for s in specs), "-c", str(root / "pytest.ini"), "--rootdir", str(root)]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        *(str(s.directory) for s in specs),
+        "-c",
+        str(root / "pytest.ini"),
+        "--rootdir",
+        str(root),
+    ]
 
 
 def _plugin_options(adapter: Adapter, options: RunOptions, results: Path) -> list[str]:

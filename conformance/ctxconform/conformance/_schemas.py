@@ -12,6 +12,7 @@ from referencing import Registry, Resource
 
 from ctxconform.conformance._data import schemas_dir
 
+jsonschema_rs: Any
 try:
     import jsonschema_rs
 except ImportError:  # pragma: no cover - the fast path is optional

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -22,7 +23,13 @@ __all__ = ["MAX_LINE_BYTES", "StdioTransport"]
 
 MAX_LINE_BYTES: Final = 64 * 1024 * 1024
 _STDERR_TAIL: Final = 64 * 1024
-_EOF: Final = b""
+
+
+class _Oversized:
+    """Stands in the line queue for a line longer than MAX_LINE_BYTES (its bytes are dropped)."""
+
+
+_OVERSIZED: Final = _Oversized()
 
 
 class StdioTransport:
@@ -32,7 +39,7 @@ class StdioTransport:
         self.command = command
         self._env = env
         self._process: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes] = queue.Queue()
+        self._lines: queue.Queue[bytes | _Oversized] = queue.Queue()
         self._stderr: deque[bytes] = deque()
 
     def open(self) -> None:
@@ -50,7 +57,8 @@ class StdioTransport:
             raise ImplementationUnavailable(" ".join(self.command), f"{error.strerror or error}; check the command") from error
         self._lines = queue.Queue()
         self._stderr = deque()
-        assert self._process.stdout is not None and self._process.stderr is not None
+        assert self._process.stdout is not None
+        assert self._process.stderr is not None
         threading.Thread(target=self._read_lines, args=(self._process.stdout,), daemon=True).start()
         threading.Thread(target=self._read_stderr, args=(self._process.stderr,), daemon=True).start()
 
@@ -61,10 +69,10 @@ class StdioTransport:
             line = self._lines.get(timeout=timeout)
         except queue.Empty as error:
             raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail()) from error
-        if line is _EOF or not line:
-            raise ImplementationCrashed(self._exit_description(), detail=self.stderr_tail())
-        if len(line) > MAX_LINE_BYTES:
+        if isinstance(line, _Oversized):
             raise ProtocolViolation(f"a line longer than {MAX_LINE_BYTES} bytes")
+        if not line:
+            raise ImplementationCrashed(self._exit_description(), detail=self.stderr_tail())
         try:
             return json.loads(line)
         except ValueError as error:
@@ -99,7 +107,8 @@ class StdioTransport:
 
     def _send(self, message: dict[str, Any]) -> None:
         process = self._process
-        assert process is not None and process.stdin is not None, "harness bug: exchange before open"
+        assert process is not None, "harness bug: exchange before open"
+        assert process.stdin is not None
         data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         try:
             process.stdin.write(data)
@@ -123,7 +132,7 @@ class StdioTransport:
             if len(line) > MAX_LINE_BYTES:
                 while line and not line.endswith(b"\n"):  # skip the rest of the oversized line
                     line = stream.readline(MAX_LINE_BYTES)
-                self._lines.put(b"x" * 0 + b"\0" * (MAX_LINE_BYTES + 1))
+                self._lines.put(_OVERSIZED)
                 continue
             self._lines.put(line)
             if not line:
@@ -139,7 +148,5 @@ class StdioTransport:
 
 
 def _kill_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -12,7 +12,17 @@ __all__ = ["BAD", "VERDICTS", "Verdict", "classify", "worst"]
 Verdict = Literal["PASS", "FAIL", "SKIP", "XFAIL", "XPASS", "ERRORED", "TIMEOUT", "CRASH", "PROTOCOL", "HARNESS", "UNTESTED"]
 # Worst first: a requirement takes the worst verdict of the tests that name it.
 VERDICTS: Final[tuple[Verdict, ...]] = (
-    "HARNESS", "CRASH", "TIMEOUT", "PROTOCOL", "ERRORED", "FAIL", "XPASS", "XFAIL", "PASS", "SKIP", "UNTESTED",
+    "HARNESS",
+    "CRASH",
+    "TIMEOUT",
+    "PROTOCOL",
+    "ERRORED",
+    "FAIL",
+    "XPASS",
+    "XFAIL",
+    "PASS",
+    "SKIP",
+    "UNTESTED",
 )
 BAD: Final[frozenset[str]] = frozenset({"HARNESS", "CRASH", "TIMEOUT", "PROTOCOL", "ERRORED", "FAIL", "XPASS"})
 

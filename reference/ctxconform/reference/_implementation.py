@@ -63,6 +63,20 @@ def _only(args: Json, allowed: set[str]) -> None:
         raise SpecError("INVALID_REQUEST", f"unexpected field(s) {', '.join(sorted(extra))}")
 
 
+class _UnknownSpec:
+    version = ""
+    features = ()
+
+    def call(self, op: str, args: Json, context: Json) -> Json:  # noqa: ARG002 - every call is refused
+        raise SpecError("UNKNOWN_OP", f"this implementation does not implement the spec of operation {op!r}")
+
+    def close(self) -> None:
+        pass
+
+
+_UNKNOWN_SPEC: Final = _UnknownSpec()
+
+
 @dataclass
 class Reference:
     """The reference implementation of every spec the kit implements, speaking the adapter protocol."""
@@ -96,18 +110,19 @@ class Reference:
             "type": "started",
             "implementation": {"name": self.name, "version": _VERSION, "language": "python"},
             "specs": {
-                name: {"version": handler.version, "features": list(handler.features)}
-                for name, handler in self.handlers.items()
+                name: {"version": handler.version, "features": list(handler.features)} for name, handler in self.handlers.items()
             },
         }
 
     def _call(self, message: Json) -> Json:
         seq = message["seq"]
-        handler = self.handlers.get(message["spec"])
+        handler = self.handlers.get(message["spec"], _UNKNOWN_SPEC)
         try:
-            if handler is None:
-                raise SpecError("UNKNOWN_OP", f"this implementation does not implement spec {message['spec']!r}")
-            return {"type": "reply", "seq": seq, "result": handler.call(message["op"], message["args"], message.get("context", {}))}
+            return {
+                "type": "reply",
+                "seq": seq,
+                "result": handler.call(message["op"], message["args"], message.get("context", {})),
+            }
         except SpecError as error:
             return {"type": "reply", "seq": seq, "error": {"code": error.code, "message": error.message}}
         except (StoreError, Exception) as error:  # the protocol's "errored": a failure that is not a spec error

@@ -12,7 +12,7 @@ __all__ = ["accepts_long_keys", "versions_do_not_increment"]
 
 
 class _NoIncrement(SharedContext):
-    def next_version(self, old: Entry | None) -> int:
+    def next_version(self, old: Entry | None) -> int:  # noqa: ARG002 - ignoring the old version is the mutation
         return 1
 
 

@@ -113,7 +113,9 @@ class SharedContext:
             old = tx.entry(sid, key)
             total = session.total_tokens - (old.tokens if old else 0) + tokens
             if total > MAX_STORE_TOKENS:
-                raise SpecError("STORE_FULL", f"the store would hold {total} tokens; the limit is {MAX_STORE_TOKENS}: delete keys first")
+                raise SpecError(
+                    "STORE_FULL", f"the store would hold {total} tokens; the limit is {MAX_STORE_TOKENS}: delete keys first"
+                )
             entry = Entry(key, participant, self._clock(), self.next_version(old), tokens, value)
             tx.put(sid, entry, total, self._history_depth)
         _audit("write", sid, entry)

@@ -50,7 +50,9 @@ class SQLiteStore:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as error:
-            raise StoreError(f"sqlite:///{path}", f"cannot open the database ({error}); check the path is a writable file") from error
+            raise StoreError(
+                f"sqlite:///{path}", f"cannot open the database ({error}); check the path is a writable file"
+            ) from error
         self._lock = threading.Lock()
 
     @contextmanager
@@ -75,9 +77,7 @@ class _SQLiteTransaction:
         self._db = db
 
     def session(self, session_id: str) -> Session | None:
-        row = self._db.execute(
-            "SELECT state, total_tokens FROM sessions WHERE session_id = ?", (session_id,)
-        ).fetchone()
+        row = self._db.execute("SELECT state, total_tokens FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         return None if row is None else Session(session_id, row[0], row[1])
 
     def create_session(self, session_id: str) -> None:

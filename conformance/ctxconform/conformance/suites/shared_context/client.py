@@ -65,7 +65,9 @@ class Outcome:
     def result(self) -> Json:
         """The result; a failure naming the shape requirement when the call returned an error."""
         if not self.reply.ok:
-            raise RequirementFailure(_SHAPES[self.action], f"{self.action} failed with {self.reply.error} where a result was expected")
+            raise RequirementFailure(
+                _SHAPES[self.action], f"{self.action} failed with {self.reply.error} where a result was expected"
+            )
         result: Json = self.reply.result
         return result
 
@@ -78,7 +80,9 @@ class Outcome:
     def refused(self, requirement: str, *codes: str) -> str:
         """Fail `requirement` unless the call was refused with one of `codes` (any code when none are given)."""
         if self.reply.ok:
-            raise RequirementFailure(requirement, f"{self.action} succeeded with {self.reply.result!r}; expected error {' or '.join(codes) or 'any'}")
+            raise RequirementFailure(
+                requirement, f"{self.action} succeeded with {self.reply.result!r}; expected error {' or '.join(codes) or 'any'}"
+            )
         if codes and self.code not in codes:
             raise RequirementFailure(requirement, f"{self.action} was refused with {self.code}; expected {' or '.join(codes)}")
         return str(self.code)
@@ -108,15 +112,15 @@ class Session:
         return self.tool({"action": "list_keys"})
 
     def read(self, key: object) -> Outcome:
-        """read one key."""
+        """Read one key."""
         return self.tool({"action": "read", "key": key})
 
     def write(self, key: object, value: object) -> Outcome:
-        """write one key."""
+        """Write one key."""
         return self.tool({"action": "write", "key": key, "value": value})
 
     def delete(self, key: object) -> Outcome:
-        """delete one key."""
+        """Delete one key."""
         return self.tool({"action": "delete", "key": key})
 
     def lifecycle(self, op: str, **args: object) -> Outcome:

@@ -23,13 +23,19 @@ def test_write_example_returns_key_version_and_metadata(session: Session) -> Non
     assert result["written_by"] == "orchestrator"
 
 
-@requirement("shared-context/3.3/request-and-response-shape", "shared-context/3.3/version-increments", "shared-context/3.3/written-by-system-set")
+@requirement(
+    "shared-context/3.3/request-and-response-shape",
+    "shared-context/3.3/version-increments",
+    "shared-context/3.3/written-by-system-set",
+)
 def test_write_example_third_version_by_investigation_subagent(session: Session) -> None:
     """The 3.3 example: the third write of problem_summary, by subagent:investigation, answers version 3 and that writer."""
     session.write("problem_summary", "First draft.").expect("shared-context/3.3/creates-or-overwrites")
     session.write("problem_summary", "Second draft.").expect("shared-context/3.3/creates-or-overwrites")
     investigation = session.as_participant("subagent:investigation")
-    result = investigation.tool({"action": "write", "key": "problem_summary", "value": "Updated summary after investigation..."}).result
+    result = investigation.tool(
+        {"action": "write", "key": "problem_summary", "value": "Updated summary after investigation..."}
+    ).result
     assert set(result) >= {"key", "version", "written_by", "written_at"}
     assert (result["key"], result["version"], result["written_by"]) == ("problem_summary", 3, "subagent:investigation")
 
@@ -54,8 +60,13 @@ def test_read_example_returns_value_written_by_initiation_subagent(session: Sess
     initiation = session.as_participant("subagent:initiation")
     written = initiation.write("problem_summary", "Customer reported intermittent alarm...").result
     result = session.tool({"action": "read", "key": "problem_summary"}).result
-    assert result == {**result, "key": "problem_summary", "value": "Customer reported intermittent alarm...",
-                      "written_by": "subagent:initiation", "version": 2}
+    assert result == {
+        **result,
+        "key": "problem_summary",
+        "value": "Customer reported intermittent alarm...",
+        "written_by": "subagent:initiation",
+        "version": 2,
+    }
     assert result["written_at"] == written["written_at"]
 
 

@@ -21,11 +21,83 @@ SEED = {"problem_summary": "Throughput dropped 30%.", "current_phase": "analysis
 
 # Characters that look like, fold to, or count as letters and digits without being [a-z0-9_].
 LOOKALIKES = [
-    "A", "Z", "é", "ı", "İ", "ſ", "K", "ß", "ａ", "Ａ", "０", "９", "٣", "۴", "१", "²", "½", "ⅰ", "Ⅻ", "ª",
-    "а", "о", "ο", "ℓ", "ﬁ", "\u0301", "ǅ",
+    "A",
+    "Z",
+    "é",
+    "ı",
+    "İ",
+    "ſ",
+    "K",
+    "ß",
+    "ａ",
+    "Ａ",
+    "０",
+    "９",
+    "٣",
+    "۴",
+    "१",
+    "²",
+    "½",
+    "ⅰ",
+    "Ⅻ",
+    "ª",
+    "а",
+    "о",
+    "ο",
+    "ℓ",
+    "ﬁ",
+    "\u0301",
+    "ǅ",
 ]
-SEPARATORS = [".", "/", ":", "\\", "-", "|", "#", "@", "$", "%", "*", "+", "=", "~", ",", ";", "!", "?", "'", '"', "[", "]", "{", "}", "(", ")", "<", ">"]
-WHITESPACE_AND_CONTROLS = [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x00", "\x1b", "\x7f", "\x85", "\xa0", "\u2028", "\u200b", "\u200e", "\u200f", "\u202e", "\ufeff"]
+SEPARATORS = [
+    ".",
+    "/",
+    ":",
+    "\\",
+    "-",
+    "|",
+    "#",
+    "@",
+    "$",
+    "%",
+    "*",
+    "+",
+    "=",
+    "~",
+    ",",
+    ";",
+    "!",
+    "?",
+    "'",
+    '"',
+    "[",
+    "]",
+    "{",
+    "}",
+    "(",
+    ")",
+    "<",
+    ">",
+]
+WHITESPACE_AND_CONTROLS = [
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\x0b",
+    "\x0c",
+    "\x00",
+    "\x1b",
+    "\x7f",
+    "\x85",
+    "\xa0",
+    "\u2028",
+    "\u200b",
+    "\u200e",
+    "\u200f",
+    "\u202e",
+    "\ufeff",
+]
 BAD_CHARS = LOOKALIKES + SEPARATORS + WHITESPACE_AND_CONTROLS
 
 valid_keys = st.text(KEY_CHARS, min_size=1, max_size=64)
@@ -47,7 +119,9 @@ invalid_keys = st.one_of(
     with_bad_char(),  # one bad character anywhere, length within the limit
     st.builds(lambda key, char: key + char, valid_keys, st.sampled_from(["\n", "\r\n", " ", "\x00"])),  # trailing junk
     st.builds(lambda key: key.upper(), valid_keys).filter(lambda key: key != key.lower()),  # uppercase
-    st.builds(lambda a, sep, b: a + sep + b, valid_keys, st.sampled_from([".", "/", ":", "::", "-", "\\"]), valid_keys),  # hierarchical
+    st.builds(
+        lambda a, sep, b: a + sep + b, valid_keys, st.sampled_from([".", "/", ":", "::", "-", "\\"]), valid_keys
+    ),  # hierarchical
     st.text(max_size=80).filter(lambda key: VALID_KEY.fullmatch(key) is None),  # anything else
 )
 
@@ -109,7 +183,12 @@ def test_a_65_character_key_cannot_be_read_or_deleted(session: Session) -> None:
 # --- invalid keys -------------------------------------------------------------------------------
 
 
-@requirement("shared-context/5/invalid-key-on-write", "shared-context/4.3/key-pattern", "shared-context/4.3/key-max-length", "shared-context/4.3/no-separators")
+@requirement(
+    "shared-context/5/invalid-key-on-write",
+    "shared-context/4.3/key-pattern",
+    "shared-context/4.3/key-max-length",
+    "shared-context/4.3/no-separators",
+)
 @given(key=invalid_keys)
 def test_every_invalid_key_is_refused_on_write_and_never_stored(implementation: Implementation, key: str) -> None:
     """A write whose key breaks [a-z0-9_]{1,64} in any way gets INVALID_KEY and leaves list_keys unchanged."""
@@ -123,7 +202,7 @@ def test_every_invalid_key_is_refused_on_write_and_never_stored(implementation: 
 @requirement("shared-context/5/invalid-key-on-read-delete", "shared-context/4.3/key-pattern")
 @given(key=invalid_keys)
 def test_every_invalid_key_is_refused_on_read_and_delete(implementation: Implementation, key: str) -> None:
-    """read and delete of an invalid key get INVALID_KEY or KEY_NOT_FOUND, and delete removes nothing."""
+    """Read and delete of an invalid key get INVALID_KEY or KEY_NOT_FOUND, and delete removes nothing."""
     assert VALID_KEY.fullmatch(key) is None
     with seeded_session(implementation) as session:
         before = listed(session)
@@ -135,7 +214,18 @@ def test_every_invalid_key_is_refused_on_read_and_delete(implementation: Impleme
 @requirement("shared-context/4.3/no-separators", "shared-context/5/invalid-key-on-write")
 @pytest.mark.parametrize(
     "key",
-    ["inv:findings_summary", "rev:review_result", "inv.findings", "inv/findings", "inv\\findings", "inv-findings", "a::b", "/", ".", ":"],
+    [
+        "inv:findings_summary",
+        "rev:review_result",
+        "inv.findings",
+        "inv/findings",
+        "inv\\findings",
+        "inv-findings",
+        "a::b",
+        "/",
+        ".",
+        ":",
+    ],
 )
 def test_keys_with_separators_are_refused(session: Session, key: str) -> None:
     """Dots, slashes, colons and other hierarchical separators, also the prefixes of 7.1, get INVALID_KEY."""
@@ -156,7 +246,9 @@ def test_each_notable_bad_character_is_refused(session: Session, char: str) -> N
 
 
 @requirement("shared-context/4.3/key-pattern", "shared-context/5/invalid-key-on-write")
-@pytest.mark.parametrize("key", ["", " ", "problem_summary\n", " problem_summary", "problem_summary ", "Problem_Summary", "PROBLEM_SUMMARY"])
+@pytest.mark.parametrize(
+    "key", ["", " ", "problem_summary\n", " problem_summary", "problem_summary ", "Problem_Summary", "PROBLEM_SUMMARY"]
+)
 def test_near_miss_keys_do_not_reach_the_real_key(session: Session, key: str) -> None:
     """Keys that trimming or case folding would turn into an existing key are refused and leave that key alone."""
     session.write("problem_summary", "original").expect("shared-context/3.3/creates-or-overwrites")

@@ -121,7 +121,9 @@ def test_list_keys_returns_every_key_with_its_current_metadata(session: Session)
     assert set(found) == set(written)
     for key, result in written.items():
         assert (found[key]["written_by"], found[key]["written_at"], found[key]["version"]) == (
-            result["written_by"], result["written_at"], result["version"]
+            result["written_by"],
+            result["written_at"],
+            result["version"],
         )
     assert len(session.list_keys().result["keys"]) == 3
 
@@ -193,20 +195,22 @@ def test_list_keys_reports_the_total_size(session: Session) -> None:
 
 @requirement("shared-context/3.2/returns-value")
 def test_read_returns_the_value_and_metadata_of_the_last_write(session: Session) -> None:
-    """read returns the exact value last written with the written_by, written_at and version of that write."""
+    """Read returns the exact value last written with the written_by, written_at and version of that write."""
     session.write("phase_status", "drafting").expect("shared-context/3.3/creates-or-overwrites")
     written = session.as_participant("subagent:review").write("phase_status", "review done; approval pending").result
     result = session.read("phase_status").result
     assert result["key"] == "phase_status"
     assert result["value"] == "review done; approval pending"
     assert (result["written_by"], result["written_at"], result["version"]) == (
-        written["written_by"], written["written_at"], written["version"]
+        written["written_by"],
+        written["written_at"],
+        written["version"],
     )
 
 
 @requirement("shared-context/3.2/key-not-found", "shared-context/5/key-not-found")
 def test_read_of_a_missing_key_is_key_not_found(session: Session) -> None:
-    """read of a key never written gets KEY_NOT_FOUND."""
+    """Read of a key never written gets KEY_NOT_FOUND."""
     session.write("scope", "something").expect("shared-context/3.3/creates-or-overwrites")
     session.read("risk_current").refused("shared-context/3.2/key-not-found", "KEY_NOT_FOUND")
 
@@ -222,7 +226,9 @@ def test_write_of_a_new_key_creates_it_at_version_one(session: Session) -> None:
     assert session.read("current_phase").result["value"] == "analysis"
 
 
-@requirement("shared-context/3.3/version-increments", "shared-context/3.3/creates-or-overwrites", "shared-context/2.3/version-monotonic")
+@requirement(
+    "shared-context/3.3/version-increments", "shared-context/3.3/creates-or-overwrites", "shared-context/2.3/version-monotonic"
+)
 def test_overwrite_replaces_the_value_and_adds_exactly_one_to_the_version(session: Session) -> None:
     """Each overwrite replaces the value and raises the version by exactly one, also for an unchanged value."""
     for n, value in enumerate(["one", "two", "two", "three", ""], start=1):
@@ -307,7 +313,7 @@ def test_keys_outside_any_namespace_are_accepted(session: Session, key: str) -> 
 
 @requirement("shared-context/3.4/previous-version", "shared-context/3.4/request-and-response-shape")
 def test_delete_reports_the_version_the_key_had(session: Session) -> None:
-    """delete answers the deleted key and the version it had just before."""
+    """Delete answers the deleted key and the version it had just before."""
     for _ in range(3):
         session.write("open_questions", "Which pool size?").expect("shared-context/3.3/creates-or-overwrites")
     session.write("scope", "pools").expect("shared-context/3.3/creates-or-overwrites")
@@ -329,7 +335,7 @@ def test_delete_removes_the_key_entirely(session: Session) -> None:
 
 @requirement("shared-context/3.4/key-not-found", "shared-context/5/key-not-found")
 def test_delete_of_a_missing_key_is_key_not_found(session: Session) -> None:
-    """delete of a key never written, or already deleted, gets KEY_NOT_FOUND."""
+    """Delete of a key never written, or already deleted, gets KEY_NOT_FOUND."""
     session.delete("never_written").refused("shared-context/3.4/key-not-found", "KEY_NOT_FOUND")
     session.write("once", "here").expect("shared-context/3.3/creates-or-overwrites")
     session.delete("once").expect("shared-context/3.4/removes-key")
@@ -350,8 +356,12 @@ def test_rewrite_after_delete_starts_again_at_version_one(session: Session) -> N
 # --- participants -------------------------------------------------------------------------------
 
 
-@requirement("shared-context/3.3/written-by-system-set", "shared-context/8.3/written-by-system-set", "shared-context/8.3/identity-format")
-@pytest.mark.parametrize("participant", ["orchestrator", "subagent:analysis", "subagent:investigation:3", "subagent:remediation:12"])
+@requirement(
+    "shared-context/3.3/written-by-system-set", "shared-context/8.3/written-by-system-set", "shared-context/8.3/identity-format"
+)
+@pytest.mark.parametrize(
+    "participant", ["orchestrator", "subagent:analysis", "subagent:investigation:3", "subagent:remediation:12"]
+)
 def test_written_by_is_the_calling_participant(session: Session, participant: str) -> None:
     """written_by is the caller's identity verbatim, in the write response, in read and in list_keys."""
     caller = session.as_participant(participant)
@@ -360,7 +370,9 @@ def test_written_by_is_the_calling_participant(session: Session, participant: st
     assert listing(session)["scope"]["written_by"] == participant
 
 
-@requirement("shared-context/3.3/written-by-system-set", "shared-context/8.3/written-by-system-set", "shared-context/8.3/identity-format")
+@requirement(
+    "shared-context/3.3/written-by-system-set", "shared-context/8.3/written-by-system-set", "shared-context/8.3/identity-format"
+)
 @given(participant=identities)
 def test_written_by_is_any_recommended_identity_verbatim(implementation: Implementation, participant: str) -> None:
     """Any identity in a recommended format that the system gives the caller is recorded as written_by unchanged."""
@@ -373,7 +385,9 @@ def test_written_by_is_any_recommended_identity_verbatim(implementation: Impleme
 def test_overwrite_by_another_participant_changes_written_by(session: Session) -> None:
     """Each write records its own caller: an overwrite by a subagent replaces the orchestrator as written_by."""
     session.write("current_phase", "analysis").expect("shared-context/3.3/creates-or-overwrites")
-    session.as_participant("subagent:analysis").write("current_phase", "remediation").expect("shared-context/3.3/creates-or-overwrites")
+    session.as_participant("subagent:analysis").write("current_phase", "remediation").expect(
+        "shared-context/3.3/creates-or-overwrites"
+    )
     assert session.read("current_phase").result["written_by"] == "subagent:analysis"
     session.write("current_phase", "closing").expect("shared-context/3.3/creates-or-overwrites")
     assert listing(session)["current_phase"]["written_by"] == "orchestrator"
@@ -442,7 +456,11 @@ def test_the_later_of_two_writes_wins(session: Session) -> None:
 
 
 @requirement("shared-context/4.4/last-write-wins")
-@given(writes=st.lists(st.tuples(st.sampled_from(["orchestrator", "subagent:a", "subagent:b:1"]), st.text(max_size=30)), min_size=1, max_size=10))
+@given(
+    writes=st.lists(
+        st.tuples(st.sampled_from(["orchestrator", "subagent:a", "subagent:b:1"]), st.text(max_size=30)), min_size=1, max_size=10
+    )
+)
 def test_read_returns_the_last_of_any_sequence_of_writes(implementation: Implementation, writes: list[tuple[str, str]]) -> None:
     """After any sequence of writes by any participants, the key holds the last value and its writer."""
     with fresh_session(implementation) as session:
@@ -476,6 +494,8 @@ def test_written_at_is_a_utc_timestamp_of_the_write(session: Session) -> None:
     written = session.write("current_phase", "analysis").result
     after = datetime.now(UTC)
     stamp = parse_utc(written["written_at"])
-    assert before - CLOCK_SKEW <= stamp <= after + CLOCK_SKEW, f"{written['written_at']} is not the time of the write ({before.isoformat()})"
+    assert before - CLOCK_SKEW <= stamp <= after + CLOCK_SKEW, (
+        f"{written['written_at']} is not the time of the write ({before.isoformat()})"
+    )
     assert session.read("current_phase").result["written_at"] == written["written_at"]
     assert listing(session)["current_phase"]["written_at"] == written["written_at"]

@@ -63,7 +63,10 @@ class Normalizer:
         for meta in sorted(result["keys"], key=lambda m: str(m["key"])):
             value = self.values.get(meta["key"], "")
             if meta["value_size_tokens"] not in token_readings(len(value)):
-                raise RequirementFailure("shared-context/8.2/approximate-token-count", f"{meta['key']}: {meta['value_size_tokens']} tokens for {len(value)} characters")
+                raise RequirementFailure(
+                    "shared-context/8.2/approximate-token-count",
+                    f"{meta['key']}: {meta['value_size_tokens']} tokens for {len(value)} characters",
+                )
             keys.append({**{k: meta[k] for k in META}, "written_at": "<timestamp>", "value_size_tokens": "<len/4>"})
         return {"keys": keys, "total_size_tokens": "<sum>" if "total_size_tokens" in result else "<absent>"}
 
@@ -97,6 +100,8 @@ def replay(session: Session, script: Path) -> list[dict[str, Any]]:
     "shared-context/8.4/delete-session-gone",
 )
 @pytest.mark.parametrize("script", SCRIPTS, ids=[p.stem for p in SCRIPTS])
-def test_scripted_session_matches_the_golden_snapshot(implementation: Implementation, script: Path, session: Session, snapshot: SnapshotAssertion) -> None:
+def test_scripted_session_matches_the_golden_snapshot(
+    implementation: Implementation, script: Path, session: Session, snapshot: SnapshotAssertion
+) -> None:
     """A scripted session's answers, with timestamps and token readings normalized, match the golden snapshot."""
     assert replay(session, script) == snapshot

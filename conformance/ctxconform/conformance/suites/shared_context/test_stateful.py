@@ -21,7 +21,7 @@ BAD_KEYS: Final = st.sampled_from(["", "Scope", "phase.status", "inv:findings", 
 PARTICIPANTS: Final = st.sampled_from(["orchestrator", "subagent:analysis", "subagent:analysis:3"])
 # Lengths are multiples of four, so every reading of len/4 gives the same count; 0 is left out for the same reason.
 TOKENS: Final = st.one_of(st.integers(1, 40), st.integers(900, 1000), st.integers(1001, 1010))
-FILLER: Final = st.characters(codec="utf-8", exclude_categories=("Cs",))
+FILLER: Final = st.characters(codec="utf-8", exclude_categories=["Cs"])
 
 # What a mismatch breaks, by action, and by the error code the reference gave.
 BY_ACTION: Final = {

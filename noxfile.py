@@ -1,0 +1,41 @@
+"""Sessions: tests, lint and typecheck by default; conformance writes reports/."""
+
+from __future__ import annotations
+
+import os
+
+import nox
+
+os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
+nox.options.default_venv_backend = "uv"
+nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.reuse_existing_virtualenvs = True
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the kit's own tests (the reference, the harness, the suites against the reference and the mutants)."""
+    session.install("-e", ".[dev]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Check style with ruff."""
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """Check types with mypy --strict."""
+    session.install("-e", ".[dev]")
+    session.run("mypy")
+
+
+@nox.session
+def conformance(session: nox.Session) -> None:
+    """Run every suite against the reference and write reports/."""
+    session.install("-e", ".")
+    session.run("ctxconform", "run", "--report-dir", "reports", *session.posargs)

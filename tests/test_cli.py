@@ -1,0 +1,124 @@
+"""The `ctxconform` command: runs, reports, exit codes and messages."""
+
+from __future__ import annotations
+
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import Cli, load_report
+
+from ctxconform.conformance._schemas import schema_errors
+from ctxconform.reference.mutants import MUTANTS
+
+STDIO = f"stdio:{sys.executable} -m ctxconform.reference.stdio"
+
+
+@pytest.fixture(scope="module")
+def reference_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, Path]]:
+    """One run of the shared-context suite per transport against the reference, shared by the tests below."""
+    runs = {}
+    for name, adapter in (("inprocess", "reference"), ("stdio", STDIO)):
+        folder = tmp_path_factory.mktemp(name)
+        done = Cli(folder)("run", "--adapter", adapter, "--spec", "shared-context", "--report-dir", str(folder), "--seed", "1")
+        assert done.returncode == 0, done.stdout + done.stderr
+        runs[name] = (done.returncode, folder)
+    return runs
+
+
+def test_run_against_the_reference_is_conformant_and_writes_every_report(reference_runs: dict[str, tuple[int, Path]]) -> None:
+    """The reference passes in-process; report.json validates, junit.xml parses and summary.md says conformant."""
+    _, folder = reference_runs["inprocess"]
+    report = load_report(folder)
+    assert schema_errors("report/report.schema.json", report) == []
+    assert report["conformant"] is True
+    assert ET.parse(folder / "junit.xml").getroot().tag == "testsuites"
+    assert "**conformant**" in (folder / "summary.md").read_text(encoding="utf-8")
+    (implementation,) = report["implementations"]
+    assert implementation["counts"]["PASS"] > 100
+
+
+def test_stdio_runs_the_same_tests_as_in_process(reference_runs: dict[str, tuple[int, Path]]) -> None:
+    """Over stdio the reference gets the same tests, with the same verdicts, as in-process."""
+    verdicts = [{t["id"]: t["verdict"] for t in load_report(f)["implementations"][0]["tests"]} for _, f in reference_runs.values()]
+    assert verdicts[0] == verdicts[1]
+
+
+def test_junit_carries_requirement_ids_as_properties(reference_runs: dict[str, tuple[int, Path]]) -> None:
+    """Every test case in junit.xml names its requirement ids."""
+    _, folder = reference_runs["inprocess"]
+    cases = ET.parse(folder / "junit.xml").getroot().iter("testcase")
+    for case in cases:
+        names = [p.get("value", "") for p in case.iter("property") if p.get("name") == "requirement"]
+        assert names
+        assert all(n.startswith("shared-context/") for n in names)
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
+def test_a_wrong_implementation_fails_naming_the_requirement_it_breaks(mutant: object, cli: Cli, tmp_path: Path) -> None:
+    """A mutant makes the run exit 1, and the report charges the requirement the mutant breaks."""
+    done = cli("run", "--adapter", mutant.adapter, "--spec", mutant.spec, "--report-dir", str(tmp_path), "--quiet")  # type: ignore[attr-defined]
+    assert done.returncode == 1, done.stdout + done.stderr
+    failed = {r["id"] for r in load_report(tmp_path)["implementations"][0]["requirements"] if r["verdict"] == "FAIL"}
+    assert set(mutant.breaks) <= failed  # type: ignore[attr-defined]
+    assert mutant.breaks[0] in done.stdout or len(failed) > 10  # type: ignore[attr-defined]
+
+
+def test_failures_carry_a_replay_command_and_a_transcript(cli: Cli, tmp_path: Path) -> None:
+    """A failed test in the report has the command that replays it and the calls it made."""
+    cli("run", "--adapter", MUTANTS[0].adapter, "--report-dir", str(tmp_path), "--quiet", "--test", "increment")
+    tests = load_report(tmp_path)["implementations"][0]["tests"]
+    failed = [t for t in tests if t["verdict"] == "FAIL"]
+    assert failed
+    assert all("ctxconform run --adapter" in t["replay"] and "--seed" in t["replay"] for t in failed)
+    assert all(t["transcript"] for t in failed)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--spec", "no-such-spec"], "unknown spec 'no-such-spec'"),
+        (["run", "--adapter", "carrier-pigeon:"], "unknown adapter"),
+        (["run", "--adapter", "python:nope"], "python:package.module:factory"),
+        (["run", "--timeout", "0"], "--timeout must be a positive"),
+        (["run", "--report-dir", "/proc/ctxconform"], "cannot create the report folder"),
+        (["requirements", "--spec", "nope"], "unknown spec"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_clear_line(args: list[str], message: str, cli: Cli) -> None:
+    """A usage or configuration error exits 2 with a one-line message and no traceback."""
+    done = cli(*args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_argument_parser_error_exits_2(cli: Cli) -> None:
+    """Unknown options and bad choices exit 2 through the argument parser."""
+    assert cli("run", "--level", "OPTIONAL").returncode == 2
+    assert cli("frobnicate").returncode == 2
+
+
+def test_an_implementation_that_cannot_start_exits_3(cli: Cli, tmp_path: Path) -> None:
+    """A command that dies before answering start exits 3 and says why."""
+    child = Path(__file__).with_name("faulty_child.py")
+    done = cli("run", "--adapter", f"stdio:{sys.executable} {child} crash-at-start", "--report-dir", str(tmp_path), "--quiet")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "cannot find my configuration" in done.stdout
+    assert load_report(tmp_path)["implementations"][0]["status"] == "unavailable"
+
+
+def test_requirements_check_passes_for_the_shipped_suites(cli: Cli) -> None:
+    """Every testable requirement has a test and every test names known ids."""
+    done = cli("requirements", "--check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 problems" in done.stdout
+
+
+def test_requirements_lists_every_entry(cli: Cli) -> None:
+    """The listing has one line per requirement and a count."""
+    done = cli("requirements", "--spec", "shared-context")
+    lines = done.stdout.splitlines()
+    assert lines[-1].endswith("requirements")
+    assert len(lines) - 1 == int(lines[-1].split()[0]) >= 40

@@ -1,0 +1,44 @@
+"""The public API: what each package exports is pinned, so a change to it is a deliberate one."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+PUBLIC = {
+    "ctxconform.conformance": [
+        "SPECS", "Adapter", "Exchange", "Implementation", "Registry", "Reply", "Report", "Requirement", "SpecInfo",
+        "Started", "connect", "load_registry", "parse_adapter",
+    ],
+    "ctxconform.conformance.exceptions": [
+        "ConfigurationError", "ImplementationCrashed", "ImplementationErrored", "ImplementationTimeout",
+        "ImplementationUnavailable", "ProtocolViolation", "RequirementFailure", "TransportFailure",
+    ],
+    "ctxconform.reference": ["PROTOCOL_VERSION", "Reference"],
+    "ctxconform.reference.exceptions": ["SpecError", "StoreError"],
+    "ctxconform.reference.shared_context": [
+        "MAX_KEY_LENGTH", "MAX_STORE_TOKENS", "MAX_VALUE_TOKENS", "SPEC_VERSION", "WARN_VALUE_TOKENS", "Entry",
+        "MemoryStore", "Metadata", "SQLiteStore", "Session", "SharedContext", "Store", "Transaction", "check_key",
+        "estimate_tokens", "open_store", "utc_now",
+    ],
+    "ctxconform.reference.mutants": ["MUTANTS", "Mutant", "accepts_long_keys", "versions_do_not_increment"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("module", list(PUBLIC))
+def test_each_package_exports_exactly_its_public_names(module: str) -> None:
+    """`__all__` is the pinned list, and every name in it exists and has a docstring."""
+    loaded = importlib.import_module(module)
+    assert sorted(loaded.__all__) == sorted(PUBLIC[module])
+    for name in loaded.__all__:
+        value = getattr(loaded, name)
+        if callable(value):
+            assert value.__doc__, f"{module}.{name} has no docstring"
+
+
+def test_both_packages_ship_py_typed() -> None:
+    """Type checkers see the annotations of both halves of the namespace package."""
+    for module in ("ctxconform.conformance", "ctxconform.reference"):
+        package = importlib.import_module(module)
+        assert (importlib.resources.files(package) / "py.typed").is_file()

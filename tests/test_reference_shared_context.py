@@ -1,0 +1,145 @@
+"""The shared-context reference itself: durable SQLite store, atomic writes across threads and processes, audit log."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from ctxconform.reference.exceptions import SpecError, StoreError
+from ctxconform.reference.shared_context import MemoryStore, SharedContext, SQLiteStore, open_store
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from ctxconform.reference.shared_context import SharedContext, SQLiteStore
+    service = SharedContext(SQLiteStore(Path(sys.argv[1])))
+    if sys.argv[2] == "create":
+        service.create_session("s")
+    for i in range(int(sys.argv[3])):
+        result = service.handle("s", sys.argv[2], {"action": "write", "key": f"k{i % 50}", "value": f"value {i}"})
+        print(i, result["version"], flush=True)
+    """
+)
+
+
+def test_acknowledged_writes_survive_kill_9(tmp_path: Path) -> None:
+    """Every write acknowledged before SIGKILL is in the SQLite file afterwards (4.5/durable-storage, 8.1/durable-across-restarts)."""
+    database = tmp_path / "sc.sqlite3"
+    child = subprocess.Popen([sys.executable, "-c", WRITER, str(database), "create", "100000"], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    acknowledged = [child.stdout.readline() for _ in range(300)]
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    service = SharedContext(SQLiteStore(database))
+    for line in acknowledged:
+        index, version = map(int, line.split())
+        entry = service.handle("s", "auditor", {"action": "read", "key": f"k{index % 50}"})
+        assert entry["version"] >= version
+        if entry["version"] == version:
+            assert entry["value"] == f"value {index}"
+
+
+def test_concurrent_processes_lose_no_increment(tmp_path: Path) -> None:
+    """Two processes writing the same keys through one SQLite file end with every increment counted (3/atomic-single-key)."""
+    database = tmp_path / "sc.sqlite3"
+    SharedContext(SQLiteStore(database)).create_session("s")
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(database), f"w{n}", "150"], stdout=subprocess.DEVNULL) for n in range(2)]
+    assert [w.wait(timeout=120) for w in writers] == [0, 0]
+    listing = SharedContext(SQLiteStore(database)).handle("s", "auditor", {"action": "list_keys"})
+    assert sum(meta["version"] for meta in listing["keys"]) == 300
+
+
+@pytest.mark.parametrize("url", ["memory:", "sqlite"])
+def test_concurrent_threads_lose_no_increment(url: str, tmp_path: Path) -> None:
+    """Eight threads writing one key through one store instance end at version 8 x 50."""
+    service = SharedContext(open_store(f"sqlite:///{tmp_path}/t.db" if url == "sqlite" else url))
+    service.create_session("s")
+
+    def write() -> None:
+        for _ in range(50):
+            service.handle("s", "subagent:worker", {"action": "write", "key": "counter", "value": "x"})
+
+    threads = [threading.Thread(target=write) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert service.handle("s", "o", {"action": "read", "key": "counter"})["version"] == 400
+
+
+def test_writes_and_deletes_are_logged_with_metadata_and_never_values(caplog: pytest.LogCaptureFixture) -> None:
+    """Each write and delete logs session, key, written_by, timestamp, tokens and version, and no value (8.5/log-writes-deletes, 8.5/never-log-values)."""
+    service = SharedContext(MemoryStore())
+    service.create_session("audit")
+    secrets = ["patient 4711 is Jane Roe", "password hunter2"]
+    with caplog.at_level(logging.INFO, logger="ctxconform.reference.shared_context"):
+        service.handle("audit", "subagent:intake", {"action": "write", "key": "note", "value": secrets[0]})
+        service.handle("audit", "subagent:intake", {"action": "write", "key": "note", "value": secrets[1]})
+        service.handle("audit", "orchestrator", {"action": "delete", "key": "note"})
+    records = [json.loads(r.getMessage()) for r in caplog.records]
+    assert [r["event"] for r in records] == ["write", "write", "delete"]
+    for record in records:
+        assert set(record) == {"event", "session_id", "key", "written_by", "timestamp", "value_size_tokens", "version"}
+    assert [r["version"] for r in records] == [1, 2, 2]
+    assert not any(secret in caplog.text for secret in secrets)
+
+
+def test_sqlite_and_memory_stores_answer_alike() -> None:
+    """The same calls against both stores give the same answers, timestamps aside."""
+    calls = [
+        {"action": "write", "key": "a", "value": "one"},
+        {"action": "write", "key": "a", "value": "two"},
+        {"action": "write", "key": "b", "value": "x" * 4000},
+        {"action": "read_history", "key": "a"},
+        {"action": "snapshot", "label": "p1"},
+        {"action": "delete", "key": "a"},
+        {"action": "read_snapshot", "label": "p1"},
+        {"action": "list_keys"},
+    ]
+    answers = []
+    for store in (MemoryStore(), open_store("sqlite::memory:")):
+        service = SharedContext(store, clock=lambda: "2026-01-01T00:00:00Z")
+        service.create_session("s")
+        answers.append([service.handle("s", "o", call) for call in calls])
+    assert answers[0] == answers[1]
+
+
+def test_history_keeps_only_the_last_n_versions() -> None:
+    """read_history retains the configured number of versions, oldest first."""
+    service = SharedContext(MemoryStore(), history_depth=3)
+    service.create_session("s")
+    for n in range(5):
+        service.handle("s", "o", {"action": "write", "key": "k", "value": str(n)})
+    versions = service.handle("s", "o", {"action": "read_history", "key": "k"})["versions"]
+    assert [v["version"] for v in versions] == [3, 4, 5]
+
+
+def test_a_refused_write_changes_nothing() -> None:
+    """VALUE_TOO_LARGE and STORE_FULL leave the entry, its version and the total as they were."""
+    service = SharedContext(MemoryStore())
+    service.create_session("s")
+    for n in range(10):
+        service.handle("s", "o", {"action": "write", "key": f"k{n}", "value": "x" * 4000})
+    before = service.handle("s", "o", {"action": "list_keys"})
+    for request, code in (({"key": "k0", "value": "x" * 4004}, "VALUE_TOO_LARGE"), ({"key": "k10", "value": "abcd"}, "STORE_FULL")):
+        with pytest.raises(SpecError) as raised:
+            service.handle("s", "o", {"action": "write", **request})
+        assert raised.value.code == code
+    assert service.handle("s", "o", {"action": "list_keys"}) == before
+
+
+@pytest.mark.parametrize("url", ["redis://localhost", "postgres://x", "sqlite:///proc/forbidden/x.db"])
+def test_store_urls_that_cannot_be_opened_say_what_to_use(url: str) -> None:
+    """An unknown or unusable store URL raises StoreError with guidance, not an sqlite traceback."""
+    with pytest.raises(StoreError, match="sqlite|memory|path"):
+        open_store(url)
