@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import Cli, load_report
+from helpers import Cli, load_report
 
 from ctxconform.conformance._schemas import schema_errors
 from ctxconform.reference.mutants import MUTANTS

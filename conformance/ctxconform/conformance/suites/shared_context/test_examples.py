@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ctxconform.conformance.suites.shared_context.client import Session
@@ -9,7 +11,7 @@ from ctxconform.conformance.suites.shared_context.client import Session
 requirement = pytest.mark.requirement
 
 
-def keys_of(session: Session) -> dict[str, dict[str, object]]:
+def keys_of(session: Session) -> dict[str, dict[str, Any]]:
     """Return list_keys as {key: metadata}."""
     return {item["key"]: item for item in session.list_keys().result["keys"]}
 
@@ -49,7 +51,8 @@ def test_list_keys_example_lists_problem_summary_with_metadata(session: Session)
     assert [item["key"] for item in result["keys"]] == ["problem_summary"]
     item = result["keys"][0]
     assert (item["written_by"], item["version"]) == ("orchestrator", 2)
-    assert isinstance(item["value_size_tokens"], int) and item["value_size_tokens"] >= 0
+    assert isinstance(item["value_size_tokens"], int)
+    assert item["value_size_tokens"] >= 0
     assert "value" not in item
 
 

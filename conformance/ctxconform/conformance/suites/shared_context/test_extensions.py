@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -31,7 +32,7 @@ def populate(session: Session) -> Entries:
     }
 
 
-def by_key(entries: list[dict[str, object]]) -> dict[object, dict[str, object]]:
+def by_key(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Entries indexed by key."""
     return {entry["key"]: entry for entry in entries}
 
@@ -63,7 +64,8 @@ def test_read_batch_returns_what_read_returns_for_each_key(session: Session) -> 
     result = session.tool({"action": "read_batch", "keys": wanted}).result
     assert result["missing"] == []
     found = by_key(result["entries"])
-    assert sorted(found) == sorted(wanted) and len(result["entries"]) == len(wanted)
+    assert sorted(found) == sorted(wanted)
+    assert len(result["entries"]) == len(wanted)
     for key in wanted:
         assert found[key] == session.read(key).result
 
@@ -135,7 +137,8 @@ def test_read_history_returns_each_version_value_oldest_first(session: Session, 
     request = {"action": "read_history", "key": "root_cause_draft"} | ({"versions": asked} if asked else {})
     versions = session.tool(request).result["versions"]
     numbers = [entry["version"] for entry in versions]
-    assert numbers and numbers == list(range(numbers[0], 4)), f"not a run of retained versions ending at 3: {numbers}"
+    assert numbers, "no version returned"
+    assert numbers == list(range(numbers[0], 4)), f"not a run of retained versions ending at 3: {numbers}"
     for entry in versions:
         assert entry["key"] == "root_cause_draft"
         assert (entry["value"], entry["written_by"]) == (values[entry["version"] - 1], writer_of(entry["version"]))
@@ -154,7 +157,9 @@ def test_read_history_is_restricted_to_the_versions_asked_for(session: Session) 
 
 @requirement("shared-context/7.3/read-history-returns-history")
 @given(count=st.integers(1, 15), data=st.data())
-def test_read_history_of_any_subset_gives_the_values_written(implementation: Implementation, count: int, data: st.DataObject) -> None:
+def test_read_history_of_any_subset_gives_the_values_written(
+    implementation: Implementation, count: int, data: st.DataObject
+) -> None:
     """For any number of writes and any versions asked for, each version returned carries the value written at it."""
     session = Session(implementation, new_session_id())
     session.lifecycle("create_session").expect("shared-context/8.4/create-empty-store")
@@ -186,7 +191,7 @@ def test_read_history_changes_nothing(session: Session) -> None:
 
 @requirement("shared-context/7.6/snapshot")
 def test_snapshot_is_accepted_with_a_label(session: Session) -> None:
-    """snapshot with a label answers that label, a UTC taken_at and the number of keys frozen."""
+    """Snapshot with a label answers that label, a UTC taken_at and the number of keys frozen."""
     expected = populate(session)
     result = session.tool({"action": "snapshot", "label": "pre_approval_phase_3"}).result
     assert result["label"] == "pre_approval_phase_3"

@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -17,8 +18,6 @@ from ctxconform.conformance.suites.shared_context.client import Session, new_ses
 
 requirement = pytest.mark.requirement
 
-KEY_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
-keys = st.text(KEY_CHARS, min_size=1, max_size=64)
 # Values well inside the 1000-token limit under every reading: at most 1000 code points.
 texts = st.text(max_size=1000)
 ascii_texts = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=4000)
@@ -45,13 +44,20 @@ def fresh_session(implementation: Implementation) -> Iterator[Session]:
             created.lifecycle("delete_session")
 
 
+@pytest.fixture(scope="module")
+def scratch(implementation: Implementation) -> Iterator[Session]:
+    """One session for properties whose examples only overwrite a key of their own."""
+    with fresh_session(implementation) as session:
+        yield session
+
+
 def token_readings(length: int) -> set[int]:
     """Every accepted token count of a value of `length` characters (8.2)."""
     quarter = length / 4
     return {length // 4, math.ceil(quarter), round(quarter), int(quarter + 0.5), max(1, length // 4)}
 
 
-def listing(session: Session) -> dict[str, dict[str, object]]:
+def listing(session: Session) -> dict[str, dict[str, Any]]:
     """Return list_keys as {key: metadata}."""
     return {item["key"]: item for item in session.list_keys().result["keys"]}
 
@@ -93,8 +99,12 @@ def test_errors_carry_a_code_and_a_human_readable_message(session: Session, requ
     outcome = session.tool(request_)
     outcome.refused("shared-context/5/error-code-and-message")
     error = outcome.reply.error
-    assert error is not None and isinstance(error["code"], str) and error["code"]
-    assert isinstance(error["message"], str) and error["message"].strip()
+    assert error is not None
+    assert isinstance(error["code"], str)
+    assert error["code"]
+    assert isinstance(error["message"], str)
+    assert error["message"].strip()
+    assert error["message"].strip() != error["code"], "the message only repeats the code"
 
 
 @requirement("shared-context/5/error-code-and-message")
@@ -102,7 +112,8 @@ def test_error_on_unknown_session_carries_a_code_and_a_message(implementation: I
     """An error about the session itself also carries a code and a non-empty message."""
     outcome = Session(implementation, new_session_id()).read("problem_summary")
     outcome.refused("shared-context/5/error-code-and-message", "SESSION_NOT_FOUND")
-    assert outcome.reply.error is not None and outcome.reply.error["message"].strip()
+    assert outcome.reply.error is not None
+    assert outcome.reply.error["message"].strip()
 
 
 # --- list_keys ----------------------------------------------------------------------------------
@@ -146,7 +157,8 @@ def test_list_keys_never_returns_values(session: Session) -> None:
     result = session.list_keys().result
     assert all("value" not in item for item in result["keys"])
     dumped = json.dumps(result, ensure_ascii=False)
-    assert "MARKER-7f3a" not in dumped and "MARKER-91bc" not in dumped
+    assert "MARKER-7f3a" not in dumped
+    assert "MARKER-91bc" not in dumped
 
 
 @requirement("shared-context/3.1/value-size-tokens-field")
@@ -156,7 +168,8 @@ def test_value_size_tokens_grows_with_the_value(session: Session) -> None:
     session.write("large", "word " * 700).expect("shared-context/3.3/creates-or-overwrites")
     found = listing(session)
     for item in found.values():
-        assert isinstance(item["value_size_tokens"], int) and not isinstance(item["value_size_tokens"], bool)
+        assert isinstance(item["value_size_tokens"], int)
+        assert not isinstance(item["value_size_tokens"], bool)
         assert item["value_size_tokens"] >= 0
     assert found["large"]["value_size_tokens"] > found["small"]["value_size_tokens"]
 
@@ -171,11 +184,10 @@ def test_value_size_tokens_is_a_quarter_of_the_length(session: Session, length: 
 
 @requirement("shared-context/8.2/approximate-token-count")
 @given(value=ascii_texts)
-def test_value_size_tokens_follows_a_len_over_4_reading(implementation: Implementation, value: str) -> None:
+def test_value_size_tokens_follows_a_len_over_4_reading(scratch: Session, value: str) -> None:
     """For any value, value_size_tokens is len/4 rounded down, up or to nearest (or at least 1)."""
-    with fresh_session(implementation) as session:
-        session.write("sized", value).expect("shared-context/3.3/creates-or-overwrites")
-        assert listing(session)["sized"]["value_size_tokens"] in token_readings(len(value))
+    scratch.write("sized", value).expect("shared-context/3.3/creates-or-overwrites")
+    assert listing(scratch)["sized"]["value_size_tokens"] in token_readings(len(value))
 
 
 @requirement("shared-context/4.2/total-size-in-list-keys")
@@ -287,16 +299,16 @@ def test_value_round_trips_exactly(session: Session, value: str) -> None:
     """A value is read back as exactly the string written: no trimming, normalisation or parsing."""
     session.write("exact", value).expect("shared-context/2.3/value-is-text")
     read = session.read("exact").result["value"]
-    assert isinstance(read, str) and read == value
+    assert isinstance(read, str)
+    assert read == value
 
 
 @requirement("shared-context/2.3/value-is-text", "shared-context/3.2/returns-value")
 @given(value=texts)
-def test_any_text_value_round_trips(implementation: Implementation, value: str) -> None:
+def test_any_text_value_round_trips(scratch: Session, value: str) -> None:
     """Any Unicode text within the size limit is stored and read back unchanged."""
-    with fresh_session(implementation) as session:
-        session.write("exact", value).expect("shared-context/2.3/value-is-text")
-        assert session.read("exact").result["value"] == value
+    scratch.write("exact", value).expect("shared-context/2.3/value-is-text")
+    assert scratch.read("exact").result["value"] == value
 
 
 @requirement("shared-context/2.4/ad-hoc-keys-permitted")
@@ -374,11 +386,11 @@ def test_written_by_is_the_calling_participant(session: Session, participant: st
     "shared-context/3.3/written-by-system-set", "shared-context/8.3/written-by-system-set", "shared-context/8.3/identity-format"
 )
 @given(participant=identities)
-def test_written_by_is_any_recommended_identity_verbatim(implementation: Implementation, participant: str) -> None:
+def test_written_by_is_any_recommended_identity_verbatim(scratch: Session, participant: str) -> None:
     """Any identity in a recommended format that the system gives the caller is recorded as written_by unchanged."""
-    with fresh_session(implementation) as session:
-        assert session.as_participant(participant).write("scope", "pools").result["written_by"] == participant
-        assert session.read("scope").result["written_by"] == participant
+    assert scratch.as_participant(participant).write("scope", "pools").result["written_by"] == participant
+    assert scratch.read("scope").result["written_by"] == participant
+    assert listing(scratch)["scope"]["written_by"] == participant
 
 
 @requirement("shared-context/3.3/written-by-system-set")
