@@ -7,10 +7,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from helpers import Cli, load_report
 
 from ctxconform.conformance._schemas import schema_errors
 from ctxconform.reference.mutants import MUTANTS
+from helpers import Cli, load_report
 
 STDIO = f"stdio:{sys.executable} -m ctxconform.reference.stdio"
 
@@ -41,7 +41,9 @@ def test_run_against_the_reference_is_conformant_and_writes_every_report(referen
 
 def test_stdio_runs_the_same_tests_as_in_process(reference_runs: dict[str, tuple[int, Path]]) -> None:
     """Over stdio the reference gets the same tests, with the same verdicts, as in-process."""
-    verdicts = [{t["id"]: t["verdict"] for t in load_report(f)["implementations"][0]["tests"]} for _, f in reference_runs.values()]
+    verdicts = [
+        {t["id"]: t["verdict"] for t in load_report(f)["implementations"][0]["tests"]} for _, f in reference_runs.values()
+    ]
     assert verdicts[0] == verdicts[1]
 
 
@@ -67,7 +69,7 @@ def test_a_wrong_implementation_fails_naming_the_requirement_it_breaks(mutant: o
 
 def test_failures_carry_a_replay_command_and_a_transcript(cli: Cli, tmp_path: Path) -> None:
     """A failed test in the report has the command that replays it and the calls it made."""
-    cli("run", "--adapter", MUTANTS[0].adapter, "--report-dir", str(tmp_path), "--quiet", "--test", "increment")
+    cli("run", "--adapter", MUTANTS[0].adapter, "--report-dir", str(tmp_path), "--quiet", "--test", "version")
     tests = load_report(tmp_path)["implementations"][0]["tests"]
     failed = [t for t in tests if t["verdict"] == "FAIL"]
     assert failed

@@ -90,7 +90,9 @@ def test_the_level_option_deselects_weaker_requirements(pytester: pytest.Pyteste
 
 def test_an_unknown_requirement_id_is_a_usage_error(pytester: pytest.Pytester) -> None:
     """A test naming an id that no registry has stops the run with a message naming it."""
-    pytester.makepyfile(test_bad='import pytest\n@pytest.mark.requirement("shared-context/1/nope")\ndef test_x(implementation):\n    """x."""\n')
+    pytester.makepyfile(
+        test_bad='import pytest\n@pytest.mark.requirement("shared-context/1/nope")\ndef test_x(implementation):\n    """x."""\n'
+    )
     outcome = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     assert outcome.ret == pytest.ExitCode.USAGE_ERROR
     outcome.stderr.fnmatch_lines(["*unknown requirement id 'shared-context/1/nope'*"])

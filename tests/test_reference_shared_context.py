@@ -33,7 +33,10 @@ WRITER = textwrap.dedent(
 
 
 def test_acknowledged_writes_survive_kill_9(tmp_path: Path) -> None:
-    """Every write acknowledged before SIGKILL is in the SQLite file afterwards (4.5/durable-storage, 8.1/durable-across-restarts)."""
+    """Every write acknowledged before SIGKILL is in the SQLite file afterwards.
+
+    Checks shared-context/4.5/durable-storage and shared-context/8.1/durable-across-restarts for the reference.
+    """
     database = tmp_path / "sc.sqlite3"
     child = subprocess.Popen([sys.executable, "-c", WRITER, str(database), "create", "100000"], stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None
@@ -53,7 +56,10 @@ def test_concurrent_processes_lose_no_increment(tmp_path: Path) -> None:
     """Two processes writing the same keys through one SQLite file end with every increment counted (3/atomic-single-key)."""
     database = tmp_path / "sc.sqlite3"
     SharedContext(SQLiteStore(database)).create_session("s")
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(database), f"w{n}", "150"], stdout=subprocess.DEVNULL) for n in range(2)]
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(database), f"w{n}", "150"], stdout=subprocess.DEVNULL)
+        for n in range(2)
+    ]
     assert [w.wait(timeout=120) for w in writers] == [0, 0]
     listing = SharedContext(SQLiteStore(database)).handle("s", "auditor", {"action": "list_keys"})
     assert sum(meta["version"] for meta in listing["keys"]) == 300
@@ -78,7 +84,10 @@ def test_concurrent_threads_lose_no_increment(url: str, tmp_path: Path) -> None:
 
 
 def test_writes_and_deletes_are_logged_with_metadata_and_never_values(caplog: pytest.LogCaptureFixture) -> None:
-    """Each write and delete logs session, key, written_by, timestamp, tokens and version, and no value (8.5/log-writes-deletes, 8.5/never-log-values)."""
+    """Each write and delete logs session, key, written_by, timestamp, tokens and version, and never the value.
+
+    Checks shared-context/8.5/log-writes-deletes and shared-context/8.5/never-log-values for the reference.
+    """
     service = SharedContext(MemoryStore())
     service.create_session("audit")
     secrets = ["patient 4711 is Jane Roe", "password hunter2"]
@@ -131,7 +140,10 @@ def test_a_refused_write_changes_nothing() -> None:
     for n in range(10):
         service.handle("s", "o", {"action": "write", "key": f"k{n}", "value": "x" * 4000})
     before = service.handle("s", "o", {"action": "list_keys"})
-    for request, code in (({"key": "k0", "value": "x" * 4004}, "VALUE_TOO_LARGE"), ({"key": "k10", "value": "abcd"}, "STORE_FULL")):
+    for request, code in (
+        ({"key": "k0", "value": "x" * 4004}, "VALUE_TOO_LARGE"),
+        ({"key": "k10", "value": "abcd"}, "STORE_FULL"),
+    ):
         with pytest.raises(SpecError) as raised:
             service.handle("s", "o", {"action": "write", **request})
         assert raised.value.code == code
@@ -141,5 +153,5 @@ def test_a_refused_write_changes_nothing() -> None:
 @pytest.mark.parametrize("url", ["redis://localhost", "postgres://x", "sqlite:///proc/forbidden/x.db"])
 def test_store_urls_that_cannot_be_opened_say_what_to_use(url: str) -> None:
     """An unknown or unusable store URL raises StoreError with guidance, not an sqlite traceback."""
-    with pytest.raises(StoreError, match="sqlite|memory|path"):
+    with pytest.raises(StoreError, match=r"sqlite|memory|path"):
         open_store(url)

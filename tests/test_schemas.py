@@ -29,20 +29,30 @@ def test_every_schema_is_valid_draft_2020_12_with_an_id_matching_its_path(name: 
 
 
 def test_the_committed_report_schema_is_generated_from_the_model() -> None:
-    """schemas/report/report.schema.json equals what the pydantic model generates (regenerate with `python -m ctxconform.conformance._report`)."""
+    """schemas/report/report.schema.json is what the pydantic model generates.
+
+    Regenerate it with `python -m ctxconform.conformance._report > schemas/report/report.schema.json`.
+    """
     committed = json.loads((schemas_dir() / "report" / "report.schema.json").read_text(encoding="utf-8"))
     assert committed == report_schema()
 
 
 KEYS = st.one_of(st.from_regex(r"[a-z0-9_]{1,64}", fullmatch=True), st.text(max_size=70))
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=30), st.floats(allow_nan=False))
-TIMESTAMPS = st.sampled_from(["2026-02-20T14:30:00Z", "2026-02-20T14:30:00+01:00", "2026-02-20 14:30", "yesterday", "2026-02-30T00:00:00Z"])
+TIMESTAMPS = st.sampled_from(
+    ["2026-02-20T14:30:00Z", "2026-02-20T14:30:00+01:00", "2026-02-20 14:30", "yesterday", "2026-02-30T00:00:00Z"]
+)
 
 
 def entries() -> st.SearchStrategy[dict[str, Any]]:
     """Entry-like objects, most nearly valid, some broken in one field."""
     return st.fixed_dictionaries(
-        {"key": KEYS, "written_by": st.one_of(st.text(max_size=10), SCALARS), "written_at": TIMESTAMPS, "version": st.integers(-1, 5)},
+        {
+            "key": KEYS,
+            "written_by": st.one_of(st.text(max_size=10), SCALARS),
+            "written_at": TIMESTAMPS,
+            "version": st.integers(-1, 5),
+        },
         optional={"value": st.text(max_size=5), "value_size_tokens": st.integers(-1, 3), "extra": SCALARS},
     )
 
@@ -54,7 +64,12 @@ INSTANCES = st.one_of(
     st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)),
 )
 NAMES = st.sampled_from(
-    ["shared-context/read.response.json", "shared-context/list_keys.response.json", "shared-context/request.json", "protocol/reply.json"]
+    [
+        "shared-context/read.response.json",
+        "shared-context/list_keys.response.json",
+        "shared-context/request.json",
+        "protocol/reply.json",
+    ]
 )
 
 
@@ -79,7 +94,9 @@ def test_schemas_ship_in_the_checkout_layout() -> None:
     """Every spec folder has an error schema and a request schema per tool action."""
     folder = schemas_dir() / "shared-context"
     assert (folder / "error.json").is_file()
-    assert {p.name for p in folder.glob("*.request.json")} >= {f"{a}.request.json" for a in ("list_keys", "read", "write", "delete")}
+    assert {p.name for p in folder.glob("*.request.json")} >= {
+        f"{a}.request.json" for a in ("list_keys", "read", "write", "delete")
+    }
 
 
 def test_schemas_dir_points_at_this_checkout() -> None:

@@ -17,7 +17,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
     """Build the wheel once with uv (or pip when uv is missing)."""
     out = tmp_path_factory.mktemp("dist")
     uv = shutil.which("uv")
-    command = [uv, "build", "--wheel", "--out-dir", str(out), str(ROOT)] if uv else ["pip", "wheel", "--no-deps", "-w", str(out), str(ROOT)]
+    command = (
+        [uv, "build", "--wheel", "--out-dir", str(out), str(ROOT)]
+        if uv
+        else ["pip", "wheel", "--no-deps", "-w", str(out), str(ROOT)]
+    )
     subprocess.run(command, check=True, capture_output=True)
     (built,) = out.glob("ctxconform-*.whl")
     return zipfile.ZipFile(built)

@@ -21,8 +21,13 @@ def serve(reference: Reference, lines: TextIO, out: TextIO) -> None:
     for line in lines:
         if not line.strip():
             continue
-        message = json.loads(line)
-        reply = reference.handle(message)
+        try:
+            message = json.loads(line)
+            reply = reference.handle(message)
+        except (ValueError, RecursionError, KeyError, TypeError, AttributeError) as error:
+            # Not a protocol message: there is no seq to answer, so say so on stderr and keep serving.
+            sys.stderr.write(f"ctxconform reference: ignored a line that is not a protocol message ({type(error).__name__})\n")
+            continue
         out.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
         out.flush()
         if reply.get("type") == "stopped":

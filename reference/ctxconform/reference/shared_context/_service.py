@@ -55,7 +55,9 @@ class SharedContext:
 
     def create_session(self, session_id: object, config: object = None) -> Json:
         """Create an empty active session; refuse an id that is already taken."""
-        sid = _session_id(session_id)
+        if not isinstance(session_id, str) or not 0 < len(session_id) <= MAX_SESSION_ID:
+            raise SpecError("INVALID_REQUEST", f"session_id must be a non-empty string of at most {MAX_SESSION_ID} characters")
+        sid = session_id
         if config is not None and not isinstance(config, dict):
             raise SpecError("INVALID_REQUEST", "config must be an object when given")
         with self.store.transaction() as tx:
@@ -87,12 +89,21 @@ class SharedContext:
         if action == "write":
             return self._write(sid, _participant(participant), self.check_key(fields["key"]), fields["value"])
         if action == "delete":
-            return self._delete(sid, _participant(participant), check_key(fields["key"]))
+            return self._delete(sid, _participant(participant), self.check_key(fields["key"]))
         if action == "snapshot":
             return self._snapshot(sid, _label(fields["label"]))
+        fields = {**fields, **self._checked_keys(fields)}
         with self.store.transaction() as tx:
             _existing(tx, sid)
             return _READS[action](tx, sid, fields)
+
+    def _checked_keys(self, fields: Mapping[str, Any]) -> Json:
+        checked: Json = {}
+        if "key" in fields:
+            checked["key"] = self.check_key(fields["key"])
+        if isinstance(fields.get("keys"), list):
+            checked["keys"] = list(dict.fromkeys(self.check_key(key) for key in fields["keys"]))
+        return checked
 
     def check_key(self, key: object) -> str:
         """Return a key that follows the naming rules of 4.3, or raise INVALID_KEY."""
@@ -134,7 +145,11 @@ class SharedContext:
 
     def _snapshot(self, sid: str, label: str) -> Json:
         with self.store.transaction() as tx:
-            _existing(tx, sid)
+            _writable(tx, sid)
+            if tx.snapshot(sid, label) is not None:
+                raise SpecError(
+                    "SNAPSHOT_EXISTS", f"a snapshot labelled {label!r} exists and is never replaced; choose another label"
+                )
             taken_at = self._clock()
             count = tx.put_snapshot(sid, label, taken_at)
         return {"label": label, "taken_at": taken_at, "key_count": count}
@@ -223,7 +238,7 @@ def _list_keys(tx: Transaction, sid: str, _fields: Mapping[str, Any]) -> Json:
 
 
 def _read(tx: Transaction, sid: str, fields: Mapping[str, Any]) -> Json:
-    return _entry_json(_entry(tx, sid, check_key(fields["key"])))
+    return _entry_json(_entry(tx, sid, fields["key"]))
 
 
 def _read_batch(tx: Transaction, sid: str, fields: Mapping[str, Any]) -> Json:
@@ -231,7 +246,7 @@ def _read_batch(tx: Transaction, sid: str, fields: Mapping[str, Any]) -> Json:
     if not isinstance(keys, list) or not 0 < len(keys) <= MAX_BATCH:
         raise SpecError("INVALID_REQUEST", f"keys must be a list of 1 to {MAX_BATCH} keys")
     entries, missing = [], []
-    for key in dict.fromkeys(check_key(key) for key in keys):
+    for key in keys:
         entry = tx.entry(sid, key)
         if entry is None:
             missing.append(key)
@@ -241,7 +256,7 @@ def _read_batch(tx: Transaction, sid: str, fields: Mapping[str, Any]) -> Json:
 
 
 def _read_history(tx: Transaction, sid: str, fields: Mapping[str, Any]) -> Json:
-    key = check_key(fields["key"])
+    key = fields["key"]
     wanted = fields.get("versions")
     if wanted is not None and not (isinstance(wanted, list) and all(_is_version(v) for v in wanted)):
         raise SpecError("INVALID_REQUEST", "versions must be a list of positive integers")

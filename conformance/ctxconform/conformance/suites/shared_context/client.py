@@ -63,10 +63,14 @@ class Outcome:
 
     @property
     def result(self) -> Json:
-        """The result; a failure naming the shape requirement when the call returned an error."""
+        """The result, checked against the action's schema; a failure naming the shape requirement otherwise."""
         if not self.reply.ok:
+            requirement = _SHAPES.get(self.action, _ERROR_SHAPE)
+            raise RequirementFailure(requirement, f"{self.action} failed with {self.reply.error} where a result was expected")
+        errors = schema_errors(f"{SPEC}/{self.action}.response.json", self.reply.result) if self.action else []
+        if errors:
             raise RequirementFailure(
-                _SHAPES[self.action], f"{self.action} failed with {self.reply.error} where a result was expected"
+                _SHAPES[self.action], f"{self.action} response does not match its schema: {'; '.join(errors)}"
             )
         result: Json = self.reply.result
         return result
@@ -105,7 +109,7 @@ class Session:
         context = {"session_id": self.session_id, "participant": self.participant}
         reply = self.implementation.call(SPEC, "shared_context", request, context)
         action = request.get("action") if isinstance(request, dict) else None
-        return check(str(action) if action in _SHAPES else "", reply)
+        return check(action if isinstance(action, str) and action in _SHAPES else "", reply)
 
     def list_keys(self) -> Outcome:
         """list_keys."""
@@ -138,13 +142,9 @@ class Session:
 
 
 def check(action: str, reply: Reply) -> Outcome:
-    """Check a reply against the action's response schema, or the error schema."""
+    """Check an error reply against the error schema now; a result is checked when a test reads it."""
     if not reply.ok:
         errors = schema_errors(f"{SPEC}/error.json", reply.error)
         if errors:
             raise RequirementFailure(_ERROR_SHAPE, f"error object does not match the schema: {'; '.join(errors)}")
-    elif action:
-        errors = schema_errors(f"{SPEC}/{action}.response.json", reply.result)
-        if errors:
-            raise RequirementFailure(_SHAPES[action], f"{action} response does not match its schema: {'; '.join(errors)}")
     return Outcome(action, reply)

@@ -10,7 +10,6 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from ctxconform.conformance._data import fixtures_dir
-from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance.exceptions import RequirementFailure
 from ctxconform.conformance.suites.shared_context.client import Outcome, Session, token_readings
 
@@ -100,8 +99,6 @@ def replay(session: Session, script: Path) -> list[dict[str, Any]]:
     "shared-context/8.4/delete-session-gone",
 )
 @pytest.mark.parametrize("script", SCRIPTS, ids=[p.stem for p in SCRIPTS])
-def test_scripted_session_matches_the_golden_snapshot(
-    implementation: Implementation, script: Path, session: Session, snapshot: SnapshotAssertion
-) -> None:
+def test_scripted_session_matches_the_golden_snapshot(script: Path, session: Session, snapshot: SnapshotAssertion) -> None:
     """A scripted session's answers, with timestamps and token readings normalized, match the golden snapshot."""
     assert replay(session, script) == snapshot

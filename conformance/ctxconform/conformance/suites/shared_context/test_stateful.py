@@ -179,7 +179,7 @@ class SharedContextMachine(RuleBasedStateMachine):
     "shared-context/5/session-archived",
 )
 def test_random_operation_sequences_agree_with_the_reference(implementation: Implementation) -> None:
-    """Random sequences of writes, reads, deletes, lists and lifecycle calls over several sessions and participants agree with the reference."""
+    """Random writes, reads, deletes, lists and lifecycle calls over sessions and participants agree with the reference."""
     reference = oracle()
     machine = type("Machine", (SharedContextMachine,), {"implementation": implementation, "reference": reference})
     try:
