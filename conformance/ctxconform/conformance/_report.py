@@ -116,10 +116,17 @@ def report_schema() -> dict[str, Any]:
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:
-    """Read the result lines the plugin wrote (none when the file does not exist)."""
+    """Read the result lines the plugin wrote (none when the file does not exist; a torn last line is dropped)."""
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = []
+    # split("\n"), not splitlines(): values may hold U+2028 and other characters splitlines() breaks on.
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            continue
+    return records
 
 
 def implementation_report(
