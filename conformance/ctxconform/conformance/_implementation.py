@@ -108,7 +108,8 @@ class Implementation:
         if self._started is not None and self._broken is None:
             with contextlib.suppress(TransportFailure):  # it is stopped by force below
                 check_incoming("stopped", self._transport.exchange({"type": "stop"}, min(self.timeout, 5.0)))
-        self._transport.close(2.0)
+        # A broken child gets little grace: it already failed to answer once.
+        self._transport.close(0.2 if self._broken is not None else 2.0)
         self._started = None
 
     def _exchange_reply(self, message: Json) -> Json:

@@ -152,7 +152,19 @@ def _verdict(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[Ve
     verdict, pinned = classify(call.excinfo.value)
     if report.when == "setup" and verdict == "FAIL":
         verdict = "HARNESS"
-    return verdict, pinned, report.longreprtext[-4000:]
+    if verdict == "HARNESS":
+        return verdict, pinned, report.longreprtext[-4000:]
+    return verdict, pinned, _describe(call.excinfo)
+
+
+def _describe(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    # Cheaper than rendering the traceback, and all a reader needs: where, what, and hypothesis's example.
+    error = excinfo.value
+    entry = excinfo.traceback[-1] if excinfo.traceback else None
+    where = f"{entry.path}:{entry.lineno + 1}\n" if entry is not None else ""
+    detail = getattr(error, "detail", "")
+    notes = "\n".join(getattr(error, "__notes__", ()))
+    return "\n".join(part for part in (f"{where}{type(error).__name__}: {error}", detail[-1500:], notes) if part)[-4000:]
 
 
 def _skip_reason(report: pytest.TestReport) -> str:
@@ -204,15 +216,16 @@ class Harness:
     def heal(self) -> None:
         """Restart an implementation that an earlier test broke, within the restart budget."""
         implementation = self.implementation()
-        if implementation.broken is None:
-            return
-        if implementation.restarts >= self.config.getoption("--ctxconform-max-restarts"):
-            raise implementation.broken
         failure = implementation.broken
+        if failure is None:
+            return
+        # Fresh exceptions: re-raising one object would grow its traceback with every test.
+        if implementation.restarts >= self.config.getoption("--ctxconform-max-restarts"):
+            raise type(failure)(f"{failure.message} (no restarts left)", detail=failure.detail)
         try:
             implementation.restart()
-        except ImplementationUnavailable:
-            raise failure from None
+        except ImplementationUnavailable as error:
+            raise type(failure)(f"{failure.message}; the restart failed: {error}", detail=failure.detail) from None
         self._write({"event": "restarted", "after": f"{failure.verdict}: {failure.message}", "restarts": implementation.restarts})
 
     def begin(self, item: pytest.Item) -> None:
@@ -233,7 +246,7 @@ class Harness:
             "requirements": list(ids),
             "failed_requirements": list(pinned or (ids if verdict not in ("PASS", "SKIP") else ())),
             "verdict": verdict,
-            "duration_s": round(time.monotonic() - self._started_at.pop(item.nodeid, time.monotonic()), 6),
+            "duration_s": round(max(0.0, time.monotonic() - self._started_at.pop(item.nodeid, time.monotonic())), 6),
             "message": message,
             "transcript": self._transcript() if verdict not in ("PASS", "SKIP") else [],
         }

@@ -87,6 +87,7 @@ def _plugin_options(adapter: Adapter, options: RunOptions, results: Path) -> lis
     args = [
         "-q",
         "--no-header",
+        "--tb=short",
         f"--ctxconform-adapter={adapter.text}",
         f"--ctxconform-results={results}",
         f"--ctxconform-level={options.level}",
