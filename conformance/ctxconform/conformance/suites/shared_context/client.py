@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -11,7 +13,7 @@ from ctxconform.conformance._protocol import Reply
 from ctxconform.conformance._schemas import schema_errors
 from ctxconform.conformance.exceptions import RequirementFailure
 
-__all__ = ["SPEC", "Outcome", "Session", "new_session_id", "token_readings"]
+__all__ = ["SPEC", "Outcome", "Session", "fresh_session", "new_session_id", "token_readings"]
 
 SPEC: Final = "shared-context"
 Json = dict[str, Any]
@@ -139,6 +141,20 @@ class Session:
             entry = self.read(meta["key"]).result
             found[entry["key"]] = (entry["value"], entry["version"], entry["written_by"])
         return found
+
+
+@contextmanager
+def fresh_session(implementation: Implementation, entries: Mapping[str, str] | None = None) -> Iterator[Session]:
+    """A new session holding `entries`, created through the system operation and deleted afterwards."""
+    created = Session(implementation, new_session_id())
+    created.lifecycle("create_session").expect("shared-context/8.4/create-empty-store")
+    try:
+        for key, value in (entries or {}).items():
+            created.write(key, value).expect("shared-context/3.3/creates-or-overwrites")
+        yield created
+    finally:
+        if implementation.broken is None:
+            created.lifecycle("delete_session")
 
 
 def check(action: str, reply: Reply) -> Outcome:

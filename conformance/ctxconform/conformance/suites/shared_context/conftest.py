@@ -7,14 +7,11 @@ from collections.abc import Iterator
 import pytest
 
 from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.suites.shared_context.client import Session, new_session_id
+from ctxconform.conformance.suites.shared_context.client import Session, fresh_session
 
 
 @pytest.fixture
 def session(implementation: Implementation) -> Iterator[Session]:
     """A new, empty, active session called by the orchestrator; deleted afterwards."""
-    created = Session(implementation, new_session_id())
-    created.lifecycle("create_session").expect("shared-context/8.4/create-empty-store")
-    yield created
-    if implementation.broken is None:
-        created.lifecycle("delete_session")
+    with fresh_session(implementation) as created:
+        yield created

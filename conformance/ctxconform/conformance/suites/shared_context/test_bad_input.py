@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance._schemas import schema_errors
-from ctxconform.conformance.suites.shared_context.client import SPEC, Outcome, Session, check, new_session_id
+from ctxconform.conformance.suites.shared_context.client import SPEC, Outcome, Session, check, fresh_session
 
 requirement = pytest.mark.requirement
 
@@ -154,15 +154,8 @@ malformed_requests = st.one_of(
 @contextmanager
 def seeded_session(implementation: Implementation) -> Iterator[Session]:
     """A new session holding SEED, called by CALLER; deleted afterwards."""
-    created = Session(implementation, new_session_id())
-    created.lifecycle("create_session").expect("shared-context/8.4/create-empty-store")
-    try:
-        for key, value in SEED.items():
-            created.write(key, value).expect("shared-context/3.3/creates-or-overwrites")
+    with fresh_session(implementation, SEED) as created:
         yield created.as_participant(CALLER)
-    finally:
-        if implementation.broken is None:
-            created.lifecycle("delete_session")
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -12,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.suites.shared_context.client import SPEC, Outcome, Session, check, new_session_id
+from ctxconform.conformance.suites.shared_context.client import SPEC, Outcome, Session, check, fresh_session
 
 requirement = pytest.mark.requirement
 
@@ -52,32 +51,18 @@ invalid_keys = st.one_of(
 )
 
 
-@contextmanager
-def new_session(implementation: Implementation, entries: dict[str, str]) -> Iterator[Session]:
-    """A new session holding `entries`, deleted afterwards."""
-    created = Session(implementation, new_session_id())
-    created.lifecycle("create_session").expect("shared-context/8.4/create-empty-store")
-    try:
-        for key, value in entries.items():
-            created.write(key, value).expect("shared-context/3.3/creates-or-overwrites")
-        yield created
-    finally:
-        if implementation.broken is None:
-            created.lifecycle("delete_session")
-
-
 # The properties share one session per module: hypothesis runs many examples, and none of them leaves a trace.
 @pytest.fixture(scope="module")
 def seeded(implementation: Implementation) -> Iterator[Session]:
     """A session holding SEED, which refused calls must leave as it is."""
-    with new_session(implementation, SEED) as session:
+    with fresh_session(implementation, SEED) as session:
         yield session
 
 
 @pytest.fixture(scope="module")
 def blank(implementation: Implementation) -> Iterator[Session]:
     """An empty session; each example deletes what it wrote."""
-    with new_session(implementation, {}) as session:
+    with fresh_session(implementation, {}) as session:
         yield session
 
 

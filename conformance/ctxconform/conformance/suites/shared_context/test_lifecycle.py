@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.suites.shared_context.client import Session, new_session_id
+from ctxconform.conformance.suites.shared_context.client import Session, fresh_session, new_session_id
 
 requirement = pytest.mark.requirement
 
@@ -18,11 +18,8 @@ FULL_VALUE = "a" * 4000  # 1000 tokens under every reading
 @pytest.fixture
 def other(implementation: Implementation) -> Iterator[Session]:
     """A second new session, besides `session`, deleted afterwards."""
-    created = Session(implementation, new_session_id())
-    created.lifecycle("create_session").expect("shared-context/8.4/create-empty-store")
-    yield created
-    if implementation.broken is None:
-        created.lifecycle("delete_session")
+    with fresh_session(implementation) as created:
+        yield created
 
 
 def keys_of(session: Session) -> list[str]:

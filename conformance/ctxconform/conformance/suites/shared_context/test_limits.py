@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 from hypothesis import given
@@ -12,7 +10,7 @@ from hypothesis import strategies as st
 
 from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance.exceptions import RequirementFailure
-from ctxconform.conformance.suites.shared_context.client import Session, new_session_id
+from ctxconform.conformance.suites.shared_context.client import Session, fresh_session, token_readings
 
 requirement = pytest.mark.requirement
 
@@ -20,18 +18,6 @@ requirement = pytest.mark.requirement
 ascii_chars = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
 FULL_VALUE = 4000  # characters: 1000 tokens under every reading
 STORE_KEYS = [f"slot_{n}" for n in range(10)]  # 10 x 4000 characters = 10,000 tokens
-
-
-@contextmanager
-def fresh_session(implementation: Implementation) -> Iterator[Session]:
-    """A new empty session for one hypothesis example, deleted afterwards."""
-    created = Session(implementation, new_session_id())
-    created.lifecycle("create_session").expect("shared-context/8.4/create-empty-store")
-    try:
-        yield created
-    finally:
-        if implementation.broken is None:
-            created.lifecycle("delete_session")
 
 
 @pytest.fixture(scope="module")
@@ -52,12 +38,6 @@ def scratch(implementation: Implementation) -> Iterator[Session]:
 def text_of(length: int, char: str = "a") -> str:
     """A value of exactly `length` characters."""
     return char * length
-
-
-def token_readings(length: int) -> set[int]:
-    """Every accepted token count of a value of `length` characters (8.2)."""
-    quarter = length / 4
-    return {length // 4, math.ceil(quarter), round(quarter), int(quarter + 0.5), max(1, length // 4)}
 
 
 def state(session: Session) -> tuple[dict[str, tuple[str, int, str]], dict[str, object]]:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.suites.shared_context.client import Session, new_session_id
+from ctxconform.conformance.suites.shared_context.client import Session, fresh_session, new_session_id, token_readings
 
 requirement = pytest.mark.requirement
 
@@ -32,29 +30,11 @@ identities = st.one_of(
 CLOCK_SKEW = timedelta(minutes=30)
 
 
-@contextmanager
-def fresh_session(implementation: Implementation) -> Iterator[Session]:
-    """A new empty session for one hypothesis example, deleted afterwards."""
-    created = Session(implementation, new_session_id())
-    created.lifecycle("create_session").expect("shared-context/8.4/create-empty-store")
-    try:
-        yield created
-    finally:
-        if implementation.broken is None:
-            created.lifecycle("delete_session")
-
-
 @pytest.fixture(scope="module")
 def scratch(implementation: Implementation) -> Iterator[Session]:
     """One session for properties whose examples only overwrite a key of their own."""
     with fresh_session(implementation) as session:
         yield session
-
-
-def token_readings(length: int) -> set[int]:
-    """Every accepted token count of a value of `length` characters (8.2)."""
-    quarter = length / 4
-    return {length // 4, math.ceil(quarter), round(quarter), int(quarter + 0.5), max(1, length // 4)}
 
 
 def listing(session: Session) -> dict[str, dict[str, Any]]:
