@@ -153,6 +153,9 @@ def _print_table(report: Report, report_dir: Path) -> None:
             print(f"  {imp.message.strip().splitlines()[0]}")
         for requirement in [r for r in imp.requirements if r.verdict in BAD][:10]:
             print(f"  {requirement.verdict:<8} {requirement.level:<6} {requirement.id}")
+        first = next((t for t in imp.tests if t.replay), None)
+        if first is not None:
+            print(f"  first failure: {first.name}\n  replay: {first.replay}")
     print(f"\nreports: {report_dir / 'report.json'}, {report_dir / 'junit.xml'}, {report_dir / 'summary.md'}")
 
 
