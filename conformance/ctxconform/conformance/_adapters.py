@@ -61,9 +61,9 @@ def parse_adapter(text: str) -> Adapter:
     raise ConfigurationError(f"unknown adapter {text!r}: use reference, python:MODULE:ATTR or stdio:COMMAND ...")
 
 
-def connect(adapter: Adapter, state_dir: Path, *, timeout: float) -> Implementation:
-    """Return an (unstarted) implementation handle for an adapter."""
-    return Implementation(adapter.text, adapter.make_transport(), state_dir, timeout=timeout)
+def connect(adapter: Adapter, state_dir: Path, *, timeout: float, options: dict[str, Any] | None = None) -> Implementation:
+    """Return an (unstarted) implementation handle for an adapter; `options` go to the implementation in start."""
+    return Implementation(adapter.text, adapter.make_transport(), state_dir, timeout=timeout, options=options)
 
 
 def _load_factory(target: str | None) -> Callable[[], MessageHandler]:

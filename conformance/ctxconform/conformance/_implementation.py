@@ -34,9 +34,12 @@ class Exchange:
 class Implementation:
     """The harness's handle on one implementation, over any transport."""
 
-    def __init__(self, adapter: str, transport: Transport, state_dir: Path, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self, adapter: str, transport: Transport, state_dir: Path, *, timeout: float = 10.0, options: Json | None = None
+    ) -> None:
         self.adapter = adapter
         self.state_dir = state_dir
+        self.options = options or {}
         self.timeout = timeout
         self.restarts = 0
         self.transcript: deque[Exchange] = deque(maxlen=_TRANSCRIPT)
@@ -65,6 +68,8 @@ class Implementation:
         """Open the transport and exchange start/started; raise ImplementationUnavailable on any failure."""
         self.state_dir.mkdir(parents=True, exist_ok=True)
         message: Json = {"type": "start", "protocol": PROTOCOL_VERSION, "state_dir": str(self.state_dir)}
+        if self.options:
+            message["options"] = self.options
         check_outgoing("start", message)
         try:
             self._transport.open()

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from ctxconform.reference import read_context
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.shared_context import SPEC_VERSION, SharedContext, Store, open_store
 
@@ -57,6 +58,33 @@ class SharedContextHandler:
         self.service.store.close()
 
 
+@dataclass
+class ReadContextHandler:
+    """read-context: the read_context tool over a workspace root and a tastes folder."""
+
+    service: read_context.ReadContext
+    version: str = read_context.SPEC_VERSION
+    features: tuple[str, ...] = ()
+
+    @classmethod
+    def from_options(cls, state_dir: Path, options: Json) -> ReadContextHandler:
+        """Use the folders the harness names, or folders inside the state directory."""
+        root = Path(options.get("workspace_root") or state_dir / "read-context" / "workspaces")
+        tastes = Path(options.get("tastes_dir") or state_dir / "read-context" / "tastes")
+        return cls(read_context.ReadContext(root, tastes))
+
+    def call(self, op: str, args: Json, context: Json) -> Json:  # noqa: ARG002 - read-context has no call context
+        """Carry out read_context."""
+        if op != "read_context":
+            raise SpecError("UNKNOWN_OP", f"read-context has no operation {op!r}")
+        if not isinstance(args, dict) or set(args) != {"image_id"}:
+            raise SpecError("INVALID_REQUEST", "read_context takes exactly one argument, image_id")
+        return self.service.read_context(args["image_id"])
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
 def _only(args: Json, allowed: set[str]) -> None:
     extra = set(args) - allowed
     if extra:
@@ -90,7 +118,7 @@ class Reference:
         """Answer one protocol message (start, call or stop)."""
         kind = message.get("type")
         if kind == "start":
-            return self._start(Path(message["state_dir"]))
+            return self._start(Path(message["state_dir"]), message.get("options") or {})
         if kind == "call":
             return self._call(message)
         self.close()
@@ -102,10 +130,11 @@ class Reference:
             handler.close()
         self.handlers.clear()
 
-    def _start(self, state_dir: Path) -> Json:
+    def _start(self, state_dir: Path, options: Json) -> Json:
         self.close()
         url = self.store_url or f"sqlite:///{state_dir / 'shared-context.sqlite3'}"
         self.handlers["shared-context"] = SharedContextHandler(self.shared_context(open_store(url)))
+        self.handlers["read-context"] = ReadContextHandler.from_options(state_dir, options.get("read-context") or {})
         return {
             "type": "started",
             "implementation": {"name": self.name, "version": _VERSION, "language": "python"},

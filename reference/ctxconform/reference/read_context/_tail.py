@@ -1,0 +1,26 @@
+"""Reading a file's last lines by seeking back from its end, so the cost does not grow with the file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import BinaryIO, Final
+
+__all__ = ["BLOCK", "MAX_SCAN", "lines_from_end"]
+
+BLOCK: Final = 64 * 1024
+# How far back a reader looks for the entries it wants; a longer line than this is never read whole.
+MAX_SCAN: Final = 16 * 1024 * 1024
+
+
+def lines_from_end(handle: BinaryIO, size: int, *, max_scan: int = MAX_SCAN) -> Iterator[bytes]:
+    """Yield the file's complete lines, last first, reading at most `max_scan` bytes back from `size`."""
+    position, partial = size, b""
+    while position > 0 and size - position < max_scan:
+        step = min(BLOCK, position)
+        position -= step
+        handle.seek(position)
+        pieces = (handle.read(step) + partial).split(b"\n")
+        partial = pieces[0]
+        yield from (piece.removesuffix(b"\r") for piece in reversed(pieces[1:]))
+    if position == 0:
+        yield partial.removesuffix(b"\r")

@@ -1,0 +1,45 @@
+"""Tastes: `_default.md` always, genre files declared by the brief on top, and lines shared by two genres as conflicts."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Final
+
+from ctxconform.reference.read_context._text import read_text, split_lines
+
+__all__ = ["load_tastes"]
+
+# A genre name must be a plain file name in the tastes folder: no separators, no dot-files, no parent references.
+_GENRE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.-]{0,99}")
+
+
+def load_tastes(tastes_dir: Path | None, genres: list[str]) -> dict[str, Any]:
+    """Return {default, genres, conflicts} for the declared genres; missing files are left out."""
+    if tastes_dir is None:
+        return {"default": "", "genres": {}, "conflicts": []}
+    texts = {}
+    for genre in genres:
+        if _GENRE.fullmatch(genre) and ".." not in genre:
+            text = read_text(tastes_dir / f"{genre}.md")
+            if text:
+                texts[genre] = text
+    return {"default": read_text(tastes_dir / "_default.md"), "genres": texts, "conflicts": _conflicts(texts)}
+
+
+def _conflicts(texts: dict[str, str]) -> list[dict[str, Any]]:
+    seen: dict[str, list[str]] = {}
+    for genre, text in texts.items():
+        for point in dict.fromkeys(_points(text)):
+            seen.setdefault(point, []).append(f"{genre}.md")
+    return [{"point": point, "files": files} for point, files in seen.items() if len(files) > 1]
+
+
+def _points(text: str) -> list[str]:
+    """The lines that can conflict: stripped, not blank, not a comment (`#` or `<!-- -->`)."""
+    lines = (line.strip() for line in split_lines(text))
+    return [line for line in lines if line and not line.startswith("#") and not _html_comment(line)]
+
+
+def _html_comment(line: str) -> bool:
+    return line.startswith("<!--") and line.endswith("-->")
