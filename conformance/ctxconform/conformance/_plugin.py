@@ -21,6 +21,7 @@ from ctxconform.conformance._adapters import connect, parse_adapter
 from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance._profiles import register_profiles
 from ctxconform.conformance._registry import LEVELS, Requirement, load_registry
+from ctxconform.conformance._specs import start_options
 from ctxconform.conformance._verdicts import Verdict, classify
 from ctxconform.conformance.exceptions import ConfigurationError, ImplementationUnavailable
 
@@ -201,7 +202,9 @@ class Harness:
             try:
                 adapter = parse_adapter(adapter_text)
                 self._state_dir = Path(tempfile.mkdtemp(prefix="ctxconform-state-"))
-                implementation = connect(adapter, self._state_dir, timeout=self.config.getoption("--ctxconform-timeout"))
+                timeout = self.config.getoption("--ctxconform-timeout")
+                options = start_options(self._state_dir)
+                implementation = connect(adapter, self._state_dir, timeout=timeout, options=options)
                 implementation.start()
             except ConfigurationError as error:
                 self._write({"event": "configuration", "message": error.message})

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from ctxconform.conformance._registry import Registry, load_registry
 from ctxconform.conformance.exceptions import ConfigurationError
 
-__all__ = ["SPECS", "SpecSuite", "resolve_specs", "suite_root"]
+__all__ = ["SPECS", "SpecSuite", "resolve_specs", "start_options", "suite_root"]
 
 _SUITES: Final = Path(__file__).resolve().parent / "suites"
 
@@ -20,6 +21,7 @@ class SpecSuite:
 
     spec: str
     package: str
+    options: Callable[[Path], dict[str, Any]] | None = None
 
     @property
     def directory(self) -> Path:
@@ -32,9 +34,29 @@ class SpecSuite:
         return load_registry(self.spec)
 
 
+def _read_context_folders(state_dir: Path) -> dict[str, Any]:
+    # The suite writes each test's workspace and tastes files here; the implementation reads them.
+    return {
+        "workspace_root": str(state_dir / "read-context" / "workspaces"),
+        "tastes_dir": str(state_dir / "read-context" / "tastes"),
+    }
+
+
 SPECS: Final[dict[str, SpecSuite]] = {
     "shared-context": SpecSuite("shared-context", "shared_context"),
+    "read-context": SpecSuite("read-context", "read_context", _read_context_folders),
 }
+
+
+def start_options(state_dir: Path) -> dict[str, Any]:
+    """The per-spec options every implementation gets in its start message; their folders are created."""
+    options = {}
+    for suite in SPECS.values():
+        if suite.options is not None:
+            options[suite.spec] = suite.options(state_dir)
+            for value in options[suite.spec].values():
+                Path(value).mkdir(parents=True, exist_ok=True)
+    return options
 
 
 def suite_root() -> Path:

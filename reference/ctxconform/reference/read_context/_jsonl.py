@@ -76,8 +76,8 @@ def _object(line: bytes) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def _string(value: object) -> str | None:
-    return value if isinstance(value, str) else None
+def _string(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _fits(field: str, value: object) -> bool:

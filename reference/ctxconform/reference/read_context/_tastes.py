@@ -31,7 +31,7 @@ def _conflicts(texts: dict[str, str]) -> list[dict[str, Any]]:
     seen: dict[str, list[str]] = {}
     for genre, text in texts.items():
         for point in dict.fromkeys(_points(text)):
-            seen.setdefault(point, []).append(f"{genre}.md")
+            seen.setdefault(point, []).append(genre)
     return [{"point": point, "files": files} for point, files in seen.items() if len(files) > 1]
 
 

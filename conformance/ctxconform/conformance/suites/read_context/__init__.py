@@ -1,0 +1,1 @@
+"""The read-context conformance suite."""

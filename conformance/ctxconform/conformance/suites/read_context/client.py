@@ -1,0 +1,102 @@
+"""A read-context workspace as a test sees it: files written to disk, read_context called, results checked."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance._protocol import Reply
+from ctxconform.conformance._schemas import schema_errors
+from ctxconform.conformance.exceptions import RequirementFailure
+
+__all__ = ["SPEC", "Outcome", "Workspace"]
+
+SPEC: Final = "read-context"
+SHAPE: Final = "read-context/consequences/fixed-schema"
+ERROR_SHAPE: Final = "read-context/implementation-notes/tool-name"
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A reply to read_context: a context checked against the response schema, or an error."""
+
+    reply: Reply
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call returned a context."""
+        return self.reply.ok
+
+    @property
+    def code(self) -> str | None:
+        """The error code, or None."""
+        return self.reply.code
+
+    def context(self, requirement: str = SHAPE) -> Json:
+        """The context; fails `requirement` when refused, and the shape requirement when malformed."""
+        if not self.reply.ok:
+            raise RequirementFailure(requirement, f"read_context was refused with {self.reply.error}")
+        errors = schema_errors(f"{SPEC}/read_context.response.json", self.reply.result)
+        if errors:
+            raise RequirementFailure(SHAPE, f"the response does not match the ADR's shape: {'; '.join(errors[:5])}")
+        result: Json = self.reply.result
+        return result
+
+    def refused(self, requirement: str, *codes: str) -> str:
+        """Fail `requirement` unless the call was refused (with one of `codes`, when given)."""
+        if self.reply.ok:
+            raise RequirementFailure(requirement, f"read_context answered {str(self.reply.result)[:200]}; expected a refusal")
+        if codes and self.code not in codes:
+            raise RequirementFailure(requirement, f"refused with {self.code}; expected {' or '.join(codes)}")
+        return str(self.code)
+
+
+class Workspace:
+    """One test's image workspace and the (shared, reset per test) tastes folder."""
+
+    def __init__(self, implementation: Implementation) -> None:
+        folders = implementation.options[SPEC]
+        self.implementation = implementation
+        self.root = Path(folders["workspace_root"])
+        self.tastes_dir = Path(folders["tastes_dir"])
+        self.image_id = f"img-{uuid.uuid4().hex[:12]}"
+        self.folder = self.root / self.image_id
+        self.folder.mkdir(parents=True)
+        shutil.rmtree(self.tastes_dir, ignore_errors=True)
+        self.tastes_dir.mkdir(parents=True)
+
+    def write(self, name: str, content: str | bytes) -> Path:
+        """Write a workspace file (brief.md, notes.md, log.jsonl, vocabulary_gaps.jsonl)."""
+        path = self.folder / name
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+        return path
+
+    def taste(self, genre: str, content: str | bytes) -> Path:
+        """Write a tastes file: `_default` or a genre name."""
+        path = self.tastes_dir / f"{genre}.md"
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+        return path
+
+    def read(self, image_id: object = None) -> Outcome:
+        """Call read_context for this workspace's image (or another id)."""
+        args = {"image_id": self.image_id if image_id is None else image_id}
+        return call(self.implementation, args)
+
+    def remove(self) -> None:
+        """Delete the workspace folder."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def call(implementation: Implementation, args: object) -> Outcome:
+    """Call read_context with any arguments; check an error object's shape at once."""
+    reply = implementation.call(SPEC, "read_context", args)
+    if not reply.ok:
+        errors = schema_errors(f"{SPEC}/error.json", reply.error)
+        if errors:
+            raise RequirementFailure(ERROR_SHAPE, f"error object does not match the schema: {'; '.join(errors)}")
+    return Outcome(reply)
