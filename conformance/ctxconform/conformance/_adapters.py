@@ -11,13 +11,14 @@ from typing import Any
 
 from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance._inprocess import InProcessTransport, MessageHandler
+from ctxconform.conformance._mcp import McpStdioTransport
 from ctxconform.conformance._stdio import StdioTransport
 from ctxconform.conformance._transport import Transport
 from ctxconform.conformance.exceptions import ConfigurationError
 
 __all__ = ["Adapter", "connect", "parse_adapter"]
 
-_LATER = ("http://", "https://", "mcp+stdio:")
+_LATER = ("http://", "https://")
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class Adapter:
         """Build a fresh transport for this adapter."""
         if self.transport == "stdio":
             return StdioTransport(list(self.command))
+        if self.transport == "mcp+stdio":
+            return McpStdioTransport(list(self.command))
         return InProcessTransport(_load_factory(self.target))
 
 
@@ -46,19 +49,24 @@ def parse_adapter(text: str) -> Adapter:
         if target.count(":") != 1 or not all(target.split(":")):
             raise ConfigurationError(f"adapter {text!r}: write python:package.module:factory")
         return Adapter(text, "python", target)
-    if text.startswith("stdio:"):
-        try:
-            command = tuple(shlex.split(text.removeprefix("stdio:")))
-        except ValueError as error:
-            raise ConfigurationError(f"adapter {text!r}: cannot split the command ({error})") from error
-        if not command:
-            raise ConfigurationError(f"adapter {text!r}: give the command after 'stdio:', e.g. stdio:python -m my_impl")
-        return Adapter(text, "stdio", command=command)
+    for prefix in ("stdio:", "mcp+stdio:"):
+        if text.startswith(prefix):
+            return Adapter(text, prefix.removesuffix(":"), command=_command(text, prefix))
     if text.startswith(_LATER):
         raise ConfigurationError(
             f"adapter {text!r}: this transport is not available yet; use reference, python:MODULE:ATTR or stdio:COMMAND"
         )
-    raise ConfigurationError(f"unknown adapter {text!r}: use reference, python:MODULE:ATTR or stdio:COMMAND ...")
+    raise ConfigurationError(f"unknown adapter {text!r}: use reference, python:MODULE:ATTR, stdio:COMMAND or mcp+stdio:COMMAND")
+
+
+def _command(text: str, prefix: str) -> tuple[str, ...]:
+    try:
+        command = tuple(shlex.split(text.removeprefix(prefix)))
+    except ValueError as error:
+        raise ConfigurationError(f"adapter {text!r}: cannot split the command ({error})") from error
+    if not command:
+        raise ConfigurationError(f"adapter {text!r}: give the command after {prefix!r}, e.g. {prefix}python -m my_impl")
+    return command
 
 
 def connect(adapter: Adapter, state_dir: Path, *, timeout: float, options: dict[str, Any] | None = None) -> Implementation:

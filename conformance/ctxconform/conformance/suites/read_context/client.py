@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -13,12 +15,20 @@ from ctxconform.conformance._protocol import Reply
 from ctxconform.conformance._schemas import schema_errors
 from ctxconform.conformance.exceptions import RequirementFailure
 
-__all__ = ["SPEC", "Outcome", "Workspace"]
+__all__ = ["FRESH", "SPEC", "Outcome", "Workspace", "conflicts_of", "fresh_workspace", "gap_core", "require"]
 
 SPEC: Final = "read-context"
 SHAPE: Final = "read-context/consequences/fixed-schema"
 ERROR_SHAPE: Final = "read-context/implementation-notes/tool-name"
 Json = dict[str, Any]
+# The whole response for a workspace with none of the four files and no taste files (tolerance/fresh-workspace).
+FRESH: Final[Json] = {
+    "tastes": {"default": "", "genres": {}, "conflicts": []},
+    "brief": {"raw": "", "intent": "", "tastes": []},
+    "notes": {"summary": "", "truncated": False},
+    "recent_log": [],
+    "recent_gaps": [],
+}
 
 
 @dataclass(frozen=True)
@@ -100,3 +110,39 @@ def call(implementation: Implementation, args: object) -> Outcome:
         if errors:
             raise RequirementFailure(ERROR_SHAPE, f"error object does not match the schema: {'; '.join(errors)}")
     return Outcome(reply)
+
+
+@contextmanager
+def fresh_workspace(implementation: Implementation) -> Iterator[Workspace]:
+    """A workspace for one example of a property test (the `workspace` fixture is per test, not per example)."""
+    created = Workspace(implementation)
+    try:
+        yield created
+    finally:
+        created.remove()
+
+
+def require(condition: object, requirement: str, message: str) -> None:
+    """Fail `requirement` with `message` unless `condition` holds."""
+    if not condition:
+        raise RequirementFailure(requirement, message)
+
+
+def conflicts_of(context: Json) -> dict[str, frozenset[str]]:
+    """tastes.conflicts as {point: genres}, file names "x.md" read as genre "x"; one entry per point."""
+    found: dict[str, frozenset[str]] = {}
+    for entry in context["tastes"]["conflicts"]:
+        require(entry["point"] not in found, "read-context/response-shape/conflict-entry", f"two entries for {entry['point']!r}")
+        found[entry["point"]] = frozenset(name.removesuffix(".md") for name in entry["files"])
+    return found
+
+
+def gap_core(record: Json, workaround: str = "") -> Json:
+    """A gap record without `workaround`, after checking it follows a reading of gap-workaround (absent, or the line's)."""
+    if "workaround" in record:
+        require(
+            record["workaround"] == workaround,
+            "read-context/response-shape/gap-workaround",
+            f"workaround {record['workaround']!r}; the line's is {workaround!r}",
+        )
+    return {key: value for key, value in record.items() if key != "workaround"}

@@ -1,0 +1,70 @@
+"""The mcp+stdio transport: the reference's MCP server, and MCP servers that hang, die or fail."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxconform.conformance import Implementation, connect, parse_adapter
+from ctxconform.conformance._specs import start_options
+from ctxconform.conformance.exceptions import (
+    ImplementationCrashed,
+    ImplementationErrored,
+    ImplementationTimeout,
+    ImplementationUnavailable,
+)
+
+FAULTY = Path(__file__).with_name("faulty_mcp.py")
+RC = "read-context"
+
+
+def started(command: str, tmp_path: Path, timeout: float = 10) -> Implementation:
+    """A started implementation over mcp+stdio with the kit's start options."""
+    implementation = connect(parse_adapter(f"mcp+stdio:{command}"), tmp_path, timeout=timeout, options=start_options(tmp_path))
+    implementation.start()
+    return implementation
+
+
+def test_the_reference_mcp_server_answers_read_context_and_its_errors(tmp_path: Path) -> None:
+    """The reference's MCP server gets the folders from the start options; results and errors come back unwrapped."""
+    implementation = started(f"{sys.executable} -m ctxconform.reference.mcp", tmp_path)
+    assert implementation.features(RC) == frozenset()
+    (tmp_path / "read-context" / "workspaces" / "img").mkdir()
+    context = implementation.call(RC, "read_context", {"image_id": "img"}).result
+    missing = implementation.call(RC, "read_context", {"image_id": "nope"})
+    extra = implementation.call(RC, "read_context", {"image_id": "img", "x": 1})
+    implementation.stop()
+    assert list(context) == ["tastes", "brief", "notes", "recent_log", "recent_gaps"]
+    assert (missing.code, extra.code) == ("not_found", "INVALID_REQUEST")
+
+
+def test_a_hanging_tool_gives_timeout(tmp_path: Path) -> None:
+    """A tool that never returns gives TIMEOUT after the call's timeout."""
+    implementation = started(f"{sys.executable} {FAULTY} hang", tmp_path, timeout=1)
+    with pytest.raises(ImplementationTimeout):
+        implementation.call(RC, "read_context", {"image_id": "x"})
+    implementation.stop()
+
+
+def test_a_server_that_dies_mid_call_gives_crash(tmp_path: Path) -> None:
+    """A server process that exits during a call gives CRASH."""
+    implementation = started(f"{sys.executable} {FAULTY} exit", tmp_path)
+    with pytest.raises(ImplementationCrashed):
+        implementation.call(RC, "read_context", {"image_id": "x"})
+    implementation.stop()
+
+
+def test_a_tool_that_raises_gives_errored(tmp_path: Path) -> None:
+    """A tool failing with an unexpected exception is the implementation's own failure: ERRORED."""
+    implementation = started(f"{sys.executable} {FAULTY} raise", tmp_path)
+    with pytest.raises(ImplementationErrored):
+        implementation.call(RC, "read_context", {"image_id": "x"})
+    implementation.stop()
+
+
+def test_a_server_that_cannot_start_is_unavailable(tmp_path: Path) -> None:
+    """A command that is not an MCP server makes the implementation unavailable, not a traceback."""
+    with pytest.raises(ImplementationUnavailable, match="did not start"):
+        started(f"{sys.executable} -c 'import sys; sys.exit(1)'", tmp_path, timeout=2)
