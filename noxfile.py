@@ -39,3 +39,10 @@ def conformance(session: nox.Session) -> None:
     """Run every suite against the reference and write reports/."""
     session.install("-e", ".")
     session.run("ctxconform", "run", "--report-dir", "reports", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Print benchmark figures (they report; they never fail the build)."""
+    session.install("-e", ".")
+    session.run("python", "benchmarks/bench_read_context.py", *session.posargs)

@@ -11,6 +11,7 @@ import hashlib
 import os
 import stat
 import threading
+from itertools import islice
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Final
@@ -73,7 +74,7 @@ def _summary(handle: BinaryIO, info: os.stat_result, counter: LineCounter) -> di
         handle.seek(0)
         return {"summary": handle.read().decode("utf-8"), "truncated": False}
     total = counter.count(handle, info)
-    tail = list(lines_from_end(handle, _content_end(handle, info.st_size)))[:NOTES_TAIL_LINES]
+    tail = list(islice(lines_from_end(handle, _content_end(handle, info.st_size)), NOTES_TAIL_LINES))
     if len(tail) < NOTES_TAIL_LINES:  # the last lines are longer than a reader scans: not a notes file to summarize
         return dict(_EMPTY)
     marker = f"\n\n... [{total - NOTES_TRUNCATION_THRESHOLD} lines elided] ...\n\n"
