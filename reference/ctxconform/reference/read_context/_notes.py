@@ -11,8 +11,8 @@ import hashlib
 import os
 import stat
 import threading
-from itertools import islice
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 

@@ -108,7 +108,7 @@ def test_populated_workspace_returns_the_five_pieces(workspace: Workspace) -> No
     "read-context/loading-order/conflicts-surfaced",
 )
 def test_populated_tastes_hold_default_declared_genres_and_the_shared_line(workspace: Workspace) -> None:
-    """tastes is _default.md, the two declared genres (not the undeclared one) and one conflict on their shared line."""
+    """Tastes is _default.md, the two declared genres (not the undeclared one) and one conflict on their shared line."""
     populate(workspace)
     tastes = workspace.read().context()["tastes"]
     require(tastes["default"] == DEFAULT, "read-context/loading-order/default-taste-always-loads", repr(tastes["default"]))
@@ -132,7 +132,7 @@ def test_populated_tastes_hold_default_declared_genres_and_the_shared_line(works
     "read-context/response-shape/structured-top-prose-body",
 )
 def test_populated_brief_and_notes_are_the_markdown_as_written(workspace: Workspace) -> None:
-    """brief holds raw, the intent without the Tastes: line and the declared list; short notes come back raw."""
+    """Brief holds raw, the intent without the Tastes: line and the declared list; short notes come back raw."""
     populate(workspace)
     context = workspace.read().context()
     brief = context["brief"]
