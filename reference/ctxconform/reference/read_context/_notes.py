@@ -2,7 +2,9 @@
 
 The marker needs the total line count, which only a full read can give. A LineCounter remembers each file's
 count, and when the file has only grown (its old end unchanged) it counts the appended bytes alone, so a
-notes file that grows by appending costs head + tail + new bytes, not its whole size.
+notes file that grows by appending costs head + tail + new bytes, not its whole size. "Only grown" is judged
+by the size and a hash of the 4 KiB before the old end: an edit that keeps both is not noticed until the file
+is reopened under another inode (editors that save by rename do exactly that).
 """
 
 from __future__ import annotations

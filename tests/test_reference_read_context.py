@@ -1,0 +1,63 @@
+"""The read-context reference itself: the incremental line counter and the notes summary it feeds."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxconform.reference.read_context import LineCounter, summarize_notes
+
+CHUNKS = st.lists(st.text(st.sampled_from("ab\n\r\u00e9"), max_size=30), min_size=1, max_size=8)
+
+
+def true_count(data: bytes) -> int:
+    r"""Lines by the ADR rule: split on \n, a final unterminated line counts, no phantom line after a final break."""
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def counted(path: Path, counter: LineCounter) -> int:
+    """Count through the counter, as the reference does."""
+    with path.open("rb") as handle:
+        return counter.count(handle, os.fstat(handle.fileno()))
+
+
+@settings(max_examples=150)
+@given(chunks=CHUNKS, rewrite_at=st.integers(0, 8))
+def test_the_counter_follows_appends_and_rewrites(tmp_path_factory: object, chunks: list[str], rewrite_at: int) -> None:
+    """After every append, and after the file is rewritten shorter or changed in place, the count is exact."""
+    path = Path(str(tmp_path_factory.mktemp("notes"))) / "notes.md"  # type: ignore[attr-defined]
+    path.write_bytes(b"")
+    counter = LineCounter()
+    for index, chunk in enumerate(chunks):
+        if index == rewrite_at:
+            path.write_bytes(chunk.encode())
+        else:
+            with path.open("ab") as out:
+                out.write(chunk.encode())
+        assert counted(path, counter) == true_count(path.read_bytes())
+
+
+def test_a_same_size_edit_of_the_end_is_noticed(tmp_path: Path) -> None:
+    """Changing the last bytes without changing the size still recounts (the probe of the end differs)."""
+    path = tmp_path / "notes.md"
+    path.write_bytes(b"a\nb\nc\n")
+    counter = LineCounter()
+    assert counted(path, counter) == 3
+    path.write_bytes(b"a\nb\n\n\n")
+    assert counted(path, counter) == 4
+
+
+def test_the_summary_of_a_growing_file_has_the_right_elided_count(tmp_path: Path) -> None:
+    """The marker's N tracks lines - 40 as a notes file grows by appends."""
+    path = tmp_path / "notes.md"
+    counter = LineCounter()
+    path.write_text("".join(f"line {n}\n" for n in range(45)))
+    assert "[5 lines elided]" in summarize_notes(path, counter)["summary"]
+    with path.open("a") as out:
+        out.write("".join(f"more {n}\n" for n in range(100)))
+    summary = summarize_notes(path, counter)["summary"]
+    assert "[105 lines elided]" in summary
+    assert summary.endswith("more 99")
