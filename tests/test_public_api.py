@@ -22,7 +22,15 @@ PUBLIC = {
         "MemoryStore", "Metadata", "SQLiteStore", "Session", "SharedContext", "Store", "Transaction", "check_key",
         "estimate_tokens", "open_store", "utc_now",
     ],
-    "ctxconform.reference.mutants": ["MUTANTS", "Mutant", "accepts_long_keys", "versions_do_not_increment"],
+    "ctxconform.reference.read_context": [
+        "GAP_DEFAULTS", "NOTES_HEAD_LINES", "NOTES_TAIL_LINES", "NOTES_TRUNCATION_THRESHOLD", "RECENT", "SPEC_VERSION",
+        "LineCounter", "ReadContext", "parse_brief", "summarize_notes",
+    ],
+    "ctxconform.reference.mcp": ["build_server", "main"],
+    "ctxconform.reference.stdio": ["main", "serve"],
+    "ctxconform.reference.mutants": [
+        "MUTANTS", "Mutant", "accepts_long_keys", "log_oldest_first", "notes_truncate_at_50", "versions_do_not_increment",
+    ],
 }  # fmt: skip
 
 

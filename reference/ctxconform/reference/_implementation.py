@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from ctxconform.reference import read_context
 from ctxconform.reference.exceptions import SpecError, StoreError
+from ctxconform.reference.read_context import SPEC_VERSION as READ_CONTEXT_VERSION
+from ctxconform.reference.read_context import ReadContext
 from ctxconform.reference.shared_context import SPEC_VERSION, SharedContext, Store, open_store
 
 __all__ = ["PROTOCOL_VERSION", "Reference", "SharedContextHandler", "SpecHandler"]
@@ -62,16 +63,16 @@ class SharedContextHandler:
 class ReadContextHandler:
     """read-context: the read_context tool over a workspace root and a tastes folder."""
 
-    service: read_context.ReadContext
-    version: str = read_context.SPEC_VERSION
+    service: ReadContext
+    version: str = READ_CONTEXT_VERSION
     features: tuple[str, ...] = ()
 
     @classmethod
-    def from_options(cls, state_dir: Path, options: Json) -> ReadContextHandler:
+    def from_options(cls, state_dir: Path, options: Json, factory: Callable[[Path, Path], ReadContext]) -> ReadContextHandler:
         """Use the folders the harness names, or folders inside the state directory."""
         root = Path(options.get("workspace_root") or state_dir / "read-context" / "workspaces")
         tastes = Path(options.get("tastes_dir") or state_dir / "read-context" / "tastes")
-        return cls(read_context.ReadContext(root, tastes))
+        return cls(factory(root, tastes))
 
     def call(self, op: str, args: Json, context: Json) -> Json:  # noqa: ARG002 - read-context has no call context
         """Carry out read_context."""
@@ -112,6 +113,7 @@ class Reference:
     store_url: str | None = None
     name: str = "ctxconform-reference"
     shared_context: Callable[[Store], SharedContext] = SharedContext
+    read_context: Callable[[Path, Path], ReadContext] = ReadContext
     handlers: dict[str, SpecHandler] = field(default_factory=dict)
 
     def handle(self, message: Json) -> Json:
@@ -134,7 +136,8 @@ class Reference:
         self.close()
         url = self.store_url or f"sqlite:///{state_dir / 'shared-context.sqlite3'}"
         self.handlers["shared-context"] = SharedContextHandler(self.shared_context(open_store(url)))
-        self.handlers["read-context"] = ReadContextHandler.from_options(state_dir, options.get("read-context") or {})
+        folders = options.get("read-context") or {}
+        self.handlers["read-context"] = ReadContextHandler.from_options(state_dir, folders, self.read_context)
         return {
             "type": "started",
             "implementation": {"name": self.name, "version": _VERSION, "language": "python"},

@@ -6,6 +6,14 @@ Name one as an adapter: ``python:ctxconform.reference.mutants:versions_do_not_in
 from __future__ import annotations
 
 from ctxconform.reference.mutants._catalogue import MUTANTS, Mutant
+from ctxconform.reference.mutants._read_context import log_oldest_first, notes_truncate_at_50
 from ctxconform.reference.mutants._shared_context import accepts_long_keys, versions_do_not_increment
 
-__all__ = ["MUTANTS", "Mutant", "accepts_long_keys", "versions_do_not_increment"]
+__all__ = [
+    "MUTANTS",
+    "Mutant",
+    "accepts_long_keys",
+    "log_oldest_first",
+    "notes_truncate_at_50",
+    "versions_do_not_increment",
+]

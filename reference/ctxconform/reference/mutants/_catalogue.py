@@ -35,4 +35,16 @@ MUTANTS: tuple[Mutant, ...] = (
         ("shared-context/4.3/key-max-length",),
         "write accepts keys of 65 to 80 characters",
     ),
+    Mutant(
+        "notes_truncate_at_50",
+        "read-context",
+        ("read-context/summarization/threshold",),
+        "notes of 41 to 50 lines come back whole instead of summarized",
+    ),
+    Mutant(
+        "log_oldest_first",
+        "read-context",
+        ("read-context/loading-order/recent-log-newest-first",),
+        "the recent log lists the oldest of the last 10 entries first",
+    ),
 )
