@@ -13,12 +13,15 @@ __all__ = ["log_oldest_first", "notes_truncate_at_50"]
 class _TruncateAt50(ReadContext):
     def read_context(self, image_id: object) -> dict[str, Any]:
         context = super().read_context(image_id)
-        path = self.workspace_root / str(image_id) / "notes.md"
-        lines = path.read_text(encoding="utf-8").split("\n") if path.is_file() else []
+        try:
+            text = (self.workspace_root / str(image_id) / "notes.md").read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return context
+        lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
         if 40 < len(lines) <= 50:  # noqa: PLR2004 - the mutation: 50 lines instead of 40 before truncating
-            context["notes"] = {"summary": path.read_text(encoding="utf-8"), "truncated": False}
+            context["notes"] = {"summary": text, "truncated": False}
         return context
 
 
