@@ -15,7 +15,17 @@ from ctxconform.conformance._protocol import Reply
 from ctxconform.conformance._schemas import schema_errors
 from ctxconform.conformance.exceptions import RequirementFailure
 
-__all__ = ["FRESH", "SPEC", "Outcome", "Workspace", "conflicts_of", "fresh_workspace", "gap_core", "require"]
+__all__ = [
+    "FRESH",
+    "SPEC",
+    "Outcome",
+    "Workspace",
+    "conflicts_of",
+    "fresh_workspace",
+    "gap_core",
+    "limited_context",
+    "require",
+]
 
 SPEC: Final = "read-context"
 SHAPE: Final = "read-context/consequences/fixed-schema"
@@ -110,6 +120,24 @@ def call(implementation: Implementation, args: object) -> Outcome:
         if errors:
             raise RequirementFailure(ERROR_SHAPE, f"error object does not match the schema: {'; '.join(errors)}")
     return Outcome(reply)
+
+
+# The schema bounds both lists at 10 too; checked first so that a longer list fails its own requirement.
+LIMITS: Final = {
+    "recent_log": "read-context/loading-order/recent-log-last-10",
+    "recent_gaps": "read-context/loading-order/recent-gaps-last-10",
+}
+
+
+def limited_context(outcome: Outcome, requirement: str = SHAPE) -> Json:
+    """The context, after checking that recent_log and recent_gaps hold at most 10 entries each."""
+    result = outcome.reply.result
+    if outcome.ok and isinstance(result, dict):
+        for piece, requirement_id in LIMITS.items():
+            items = result.get(piece)
+            if isinstance(items, list) and len(items) > 10:
+                raise RequirementFailure(requirement_id, f"{piece} holds {len(items)} entries")
+    return outcome.context(requirement)
 
 
 @contextmanager

@@ -160,7 +160,7 @@ def test_populated_log_entries_are_structured_newest_first(workspace: Workspace)
     ]
     log = workspace.read().context()["recent_log"]
     require(
-        sorted(map(json.dumps, log)) == sorted(map(json.dumps, expected)),
+        sorted(json.dumps(e, sort_keys=True) for e in log) == sorted(json.dumps(e, sort_keys=True) for e in expected),
         "read-context/response-shape/log-entry-shape",
         f"log {log}",
     )

@@ -138,16 +138,16 @@ def test_two_images_share_the_global_tastes_but_keep_their_briefs(implementation
 @requirement("read-context/implementation-notes/global-tastes-folder")
 def test_a_declared_genre_never_names_a_file_outside_the_tastes_folder(workspace: Workspace) -> None:
     """Genre names like ../outside or an absolute path read no file outside the tastes folder."""
-    secret = "SECRET-TASTE-9f3a"
+    marker = "LEAKED-TASTE-9f3a"
     outside = workspace.tastes_dir.parent / "outside.md"
-    outside.write_text(f"{secret}\n", encoding="utf-8")
+    outside.write_text(f"{marker}\n", encoding="utf-8")
     try:
         workspace.write("brief.md", f"Tastes: ../outside, {outside.with_suffix('')}, ../{workspace.tastes_dir.name}/../outside\n")
         outcome = workspace.read()
         context = outcome.context("read-context/implementation-notes/global-tastes-folder")
     finally:
         outside.unlink()
-    require(secret not in str(context["tastes"]), "read-context/implementation-notes/global-tastes-folder", "read outside.md")
+    require(marker not in str(context["tastes"]), "read-context/implementation-notes/global-tastes-folder", "read outside.md")
 
 
 @requirement("read-context/tolerance/missing-genre-file", "read-context/response-shape/brief-tastes-list")
@@ -239,7 +239,7 @@ def test_genres_without_a_shared_line_have_no_conflicts(workspace: Workspace) ->
 
 @requirement("read-context/conflicts/shared-line-in-genre-files")
 def test_a_line_repeated_inside_one_genre_is_no_conflict(workspace: Workspace) -> None:
-    """A line written twice in one genre file, and in no other, is not a conflict; twice in one and once in another lists each genre once."""
+    """A line twice in one genre file is no conflict; twice in one and once in another lists each genre once."""
     files = {"a": "warm tones\nwarm tones\nsoft light\nsoft light\n", "b": "soft light\ncool water\n"}
     context = genre_context(workspace, files, ["a", "b"])
     require(
@@ -374,8 +374,8 @@ def taste_folders(draw: st.DrawFn) -> tuple[dict[str, str], list[str], str]:
     """Genre files drawn from POOL, the genres declared (in order) and a _default.md from the same pool."""
     files = {}
     for genre in draw(st.lists(st.sampled_from(GENRES), unique=True, max_size=len(GENRES))):
-        lines = draw(st.lists(st.sampled_from(POOL), max_size=8))
-        files[genre] = "\n".join(lines) + ("\n" if lines and draw(st.booleans()) else "")
+        lines, final = draw(st.lists(st.sampled_from(POOL), max_size=8)), draw(st.booleans())
+        files[genre] = "\n".join(lines) + ("\n" if lines and final else "")
     declared = draw(st.lists(st.sampled_from(GENRES), unique=True, max_size=len(GENRES)))
     default = "\n".join(draw(st.lists(st.sampled_from(POOL), max_size=6)))
     return files, declared, default
@@ -402,7 +402,8 @@ def test_conflicts_equal_the_model_for_generated_genre_files(
     loaded = {genre: files[genre] for genre in declared if files.get(genre)}
     genres = context["tastes"]["genres"]
     require(
-        {k: v for k, v in genres.items() if v} == loaded and all(g in declared and not genres[g] for g in set(genres) - set(loaded)),
+        {k: v for k, v in genres.items() if v} == loaded
+        and all(g in declared and not genres[g] for g in set(genres) - set(loaded)),
         "read-context/loading-order/declared-genres-layer-on-top",
         f"genres {sorted(genres)}; declared with text {sorted(loaded)}",
     )

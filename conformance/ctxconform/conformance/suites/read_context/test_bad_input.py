@@ -1,0 +1,307 @@
+"""Bad input: hostile ids, unknown images and malformed arguments get an error (or the fresh reading), never a crash."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance.suites.read_context.client import FRESH, Outcome, Workspace, call, fresh_workspace, require
+
+requirement = pytest.mark.requirement
+Json = dict[str, Any]
+
+LEAK: Final = "LEAK-8c1f-never-return-me"
+UNKNOWN: Final = "read-context/tolerance/unknown-image-id"
+TOOL: Final = "read-context/implementation-notes/tool-name"
+FILES: Final = {
+    "brief.md": f"Tastes: underwater\n{LEAK} brief\n",
+    "notes.md": f"{LEAK} notes\n",
+    "log.jsonl": json.dumps({"op": "tag", "name": LEAK}) + "\n",
+    "vocabulary_gaps.jsonl": json.dumps({"description": LEAK, "image_id": "x"}) + "\n",
+}
+
+
+def plant(folder: Path) -> None:
+    """Put the four workspace files, each holding LEAK, in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in FILES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+
+
+def unplant(folder: Path) -> None:
+    """Remove what plant() wrote."""
+    for name in FILES:
+        (folder / name).unlink(missing_ok=True)
+
+
+@pytest.fixture
+def planted(workspace: Workspace, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """LEAK files wherever a hostile id could lead; yields {case name: hostile id}."""
+    root = workspace.root
+    outside = tmp_path / "outside"
+    link = root / f"link-{uuid.uuid4().hex[:8]}"
+    places = [root.parent, root.parent / "x", root / "a" / "b", root, outside, workspace.tastes_dir]
+    for place in places:
+        plant(place)
+    link.symlink_to(outside, target_is_directory=True)
+    try:
+        yield {
+            "parent": "..",
+            "beside": "../x",
+            "nested": "a/b",
+            "dot": ".",
+            "empty": "",
+            "dot-slash": "./",
+            "absolute": str(outside),
+            "absolute-slash": f"{outside}/",
+            "symlink": link.name,
+            "re-entering": f"../{root.name}/../x",
+            "backslash": f"..\\{root.name}",
+            "tastes-folder": f"../{workspace.tastes_dir.name}",
+        }
+    finally:
+        link.unlink()
+        for place in places:
+            unplant(place)
+        # Only the folders plant() created: the root and the tastes folder stay.
+        for folder in (root / "a" / "b", root / "a", root.parent / "x", outside):
+            folder.rmdir()
+
+
+def refused_or_fresh(outcome: Outcome, requirement_id: str, what: str) -> None:
+    """An error, or (the fresh reading of unknown-image-id) the empty structs; LEAK never appears."""
+    shown = json.dumps(outcome.reply.result if outcome.ok else outcome.reply.error)
+    require(LEAK not in shown, requirement_id, f"{what}: read files the id does not name: {shown[:300]}")
+    if outcome.ok:
+        context = outcome.context(requirement_id)
+        rest = {k: v for k, v in context.items() if k != "tastes"}
+        require(rest == {k: FRESH[k] for k in rest}, requirement_id, f"{what}: answered with {shown[:300]}")
+        require(not context["tastes"]["genres"], requirement_id, f"{what}: genres {context['tastes']['genres']}")
+
+
+PATH_LIKE: Final = {
+    "parent": "the workspace root's parent",
+    "beside": "a folder beside the workspace root",
+    "nested": "a nested folder inside the root",
+    "dot": "the workspace root itself",
+    "empty": "the workspace root itself",
+    "dot-slash": "the workspace root itself",
+    "absolute": "an absolute path outside the root",
+    "absolute-slash": "an absolute path outside the root",
+    "symlink": "a symlink in the root pointing outside it",
+    "re-entering": "a path leaving and re-entering the root",
+    "backslash": "a backslash path",
+    "tastes-folder": "the tastes folder",
+}
+
+
+@requirement(UNKNOWN, TOOL)
+@pytest.mark.parametrize("case", PATH_LIKE)
+def test_path_like_ids_never_read_outside_the_root(implementation: Implementation, planted: dict[str, str], case: str) -> None:
+    """'..', '../x', 'a/b', '.', '', absolute paths, symlinks out of the root: an error or empty, never the files they name."""
+    image_id = planted[case]
+    refused_or_fresh(call(implementation, {"image_id": image_id}), UNKNOWN, f"{image_id!r} ({PATH_LIKE[case]})")
+
+
+@requirement(UNKNOWN, TOOL)
+@pytest.mark.parametrize(
+    "suffix",
+    ["\x00", "\n", "\r\n", " ", "\t", "/..", "/../..", "/../../x", "\x1b[31m", "\x7f"],
+    ids=["nul", "newline", "crlf", "space", "tab", "up", "up-up", "up-up-x", "escape", "del"],
+)
+@pytest.mark.usefixtures("planted")
+def test_an_existing_id_with_something_appended_names_no_workspace(workspace: Workspace, suffix: str) -> None:
+    """The workspace's id followed by NUL, a line break, whitespace, a separator or control characters is not that workspace."""
+    plant(workspace.folder)
+    refused_or_fresh(workspace.read(image_id=workspace.image_id + suffix), UNKNOWN, repr(workspace.image_id + suffix))
+
+
+@requirement(UNKNOWN, TOOL)
+@pytest.mark.parametrize(
+    "image_id",
+    [
+        "\x00",
+        "\n",
+        "a\x00b",
+        "a\nb",
+        "\x1b",
+        "x" * 256,
+        "x" * 10_000,
+        "\u202e..",
+        "\uff0e\uff0e",
+        "/etc",
+        "/",
+        "/etc/passwd",
+        "~",
+        "~root",
+    ],
+    ids=[
+        "nul",
+        "newline",
+        "inner-nul",
+        "inner-newline",
+        "escape",
+        "256",
+        "10000",
+        "rtl",
+        "fullwidth-dots",
+        "etc",
+        "slash",
+        "passwd",
+        "tilde",
+        "tilde-root",
+    ],
+)
+def test_odd_string_ids_get_an_error_or_nothing(workspace: Workspace, image_id: str) -> None:
+    """NUL, line breaks, control characters and very long ids get an error or the empty context, never a crash."""
+    refused_or_fresh(workspace.read(image_id=image_id), UNKNOWN, repr(image_id[:40]))
+
+
+@requirement(UNKNOWN)
+def test_an_unknown_image_id_follows_a_reading(workspace: Workspace) -> None:
+    """An id naming no workspace gets not_found, or the fresh context with the global tastes still loaded."""
+    workspace.taste("_default", "# Everything\nwarm\n")
+    outcome = workspace.read(image_id=f"img-missing-{uuid.uuid4().hex[:12]}")
+    if not outcome.ok:
+        outcome.refused(UNKNOWN, "not_found")
+        return
+    context = outcome.context(UNKNOWN)
+    expected = {**FRESH, "tastes": {**FRESH["tastes"], "default": "# Everything\nwarm\n"}}
+    require(context == expected, UNKNOWN, f"unknown image answered {context}")
+
+
+@requirement(UNKNOWN)
+def test_a_removed_workspace_is_unknown(workspace: Workspace) -> None:
+    """After its folder is deleted an image is unknown: not_found or the fresh context, none of its old files."""
+    plant(workspace.folder)
+    assert workspace.read().ok
+    workspace.remove()
+    refused_or_fresh(workspace.read(), UNKNOWN, "a deleted workspace")
+
+
+NON_STRINGS: Final[list[Any]] = [None, 42, 4.2, True, False, [], {}, ["img"], {"id": "img"}, 0]
+
+
+@requirement(TOOL)
+@pytest.mark.parametrize("image_id", NON_STRINGS, ids=[type(v).__name__ + str(i) for i, v in enumerate(NON_STRINGS)])
+def test_a_non_string_image_id_is_refused(workspace: Workspace, image_id: Any) -> None:
+    """image_id of any type but string gets an error reply."""
+    call(workspace.implementation, {"image_id": image_id}).refused(TOOL)
+
+
+@requirement(TOOL)
+def test_the_workspace_id_in_a_list_is_refused(workspace: Workspace) -> None:
+    """[id] for an existing workspace is still not a string: an error, not that workspace."""
+    call(workspace.implementation, {"image_id": [workspace.image_id]}).refused(TOOL)
+
+
+@requirement(TOOL)
+@pytest.mark.parametrize(
+    "args",
+    [
+        {},
+        {"image": "x"},
+        {"imageId": "x"},
+        {"IMAGE_ID": "x"},
+        None,
+        [],
+        ["image_id"],
+        "image_id",
+        7,
+    ],
+    ids=["empty", "image", "camel", "upper", "null", "list", "list-of-name", "string", "number"],
+)
+def test_missing_arguments_are_refused(workspace: Workspace, args: Any) -> None:
+    """Arguments without image_id, or not an object at all, get an error reply."""
+    call(workspace.implementation, args).refused(TOOL)
+
+
+@requirement(TOOL)
+@pytest.mark.parametrize(
+    "extra",
+    [{"limit": 20}, {"full_notes": True}, {"tastes": ["underwater"]}, {"image_id ": "x"}, {"": None}],
+    ids=["limit", "full-notes", "tastes", "spaced-key", "empty-key"],
+)
+def test_extra_arguments_are_refused(workspace: Workspace, extra: Json) -> None:
+    """{image_id} plus any other property gets an error reply, even for an existing workspace."""
+    call(workspace.implementation, {"image_id": workspace.image_id, **extra}).refused(TOOL)
+
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=10)
+)
+json_values = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=8
+)
+bad_args = st.one_of(
+    json_values.filter(lambda v: not isinstance(v, dict)),
+    st.dictionaries(st.text(max_size=10), json_values, max_size=4).filter(
+        lambda d: not (set(d) == {"image_id"} and isinstance(d["image_id"], str))
+    ),
+    st.builds(lambda v: {"image_id": v}, json_values.filter(lambda v: not isinstance(v, str))),
+)
+
+
+@requirement(TOOL)
+@given(args=bad_args)
+def test_any_malformed_arguments_are_refused(implementation: Implementation, args: Any) -> None:
+    """Any arguments other than exactly {image_id: string} get an error reply, never a crash."""
+    call(implementation, args).refused(TOOL)
+
+
+@requirement(UNKNOWN, TOOL)
+@given(image_id=st.text(max_size=80))
+def test_any_string_id_naming_no_workspace_gets_an_error_or_nothing(implementation: Implementation, image_id: str) -> None:
+    """Any string id naming no workspace gets an error or the empty context, never a crash."""
+    with fresh_workspace(implementation) as workspace:
+        if image_id == workspace.image_id:
+            return
+        refused_or_fresh(workspace.read(image_id=image_id), UNKNOWN, repr(image_id))
+
+
+def tree(*folders: Path) -> dict[str, bytes | None]:
+    """Every file (its bytes) and folder (None) under `folders`, symlinks not followed."""
+    found: dict[str, bytes | None] = {}
+    for folder in folders:
+        for base, dirs, files in os.walk(folder):
+            for name in dirs:
+                found[str(Path(base, name))] = None
+            for name in files:
+                path = Path(base, name)
+                found[str(path)] = None if path.is_symlink() else path.read_bytes()
+    return found
+
+
+@requirement("read-context/consequences/markdown-stays-human-edited")
+def test_reading_creates_and_changes_no_file(workspace: Workspace, planted: dict[str, str]) -> None:
+    """Repeated reads, of good, unknown and hostile ids, leave every file byte for byte as it was and create none."""
+    workspace.taste("_default", "# Everything\nwarm\n")
+    workspace.taste("wildlife", "Sharp eyes.\nwarm\n")
+    workspace.write("brief.md", "Tastes: underwater, wildlife, ghost\nManta.\n")
+    workspace.write("notes.md", "".join(f"note {n}\n" for n in range(100)))
+    workspace.write("log.jsonl", "".join(json.dumps({"op": "tag", "n": n}) + "\n" for n in range(8)))
+    workspace.write("vocabulary_gaps.jsonl", '{"description": "d", "image_id": "i"}\n{broken\n')
+    before = tree(workspace.root.parent)
+    for _ in range(3):
+        workspace.read().context("read-context/consequences/markdown-stays-human-edited")
+        workspace.read(image_id=f"img-never-{uuid.uuid4().hex[:8]}")
+        for image_id in planted.values():
+            workspace.read(image_id=image_id)
+    after = tree(workspace.root.parent)
+    created = sorted(set(after) - set(before))
+    changed = sorted(path for path in set(before) & set(after) if before[path] != after[path])
+    removed = sorted(set(before) - set(after))
+    require(
+        not created and not changed and not removed,
+        "read-context/consequences/markdown-stays-human-edited",
+        f"created {created[:5]}, changed {changed[:5]}, removed {removed[:5]}",
+    )
