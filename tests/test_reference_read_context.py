@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxconform.reference.read_context import LineCounter, summarize_notes
+from ctxconform.reference.exceptions import SpecError
+from ctxconform.reference.read_context import LineCounter, ReadContext, summarize_notes
 
 CHUNKS = st.lists(st.text(st.sampled_from("ab\n\r\u00e9"), max_size=30), min_size=1, max_size=8)
 
@@ -61,3 +63,39 @@ def test_the_summary_of_a_growing_file_has_the_right_elided_count(tmp_path: Path
     summary = summarize_notes(path, counter)["summary"]
     assert "[105 lines elided]" in summary
     assert summary.endswith("more 99")
+
+
+def service(tmp_path: Path) -> ReadContext:
+    """A reference over empty folders under tmp_path."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "tastes").mkdir()
+    return ReadContext(tmp_path / "ws", tmp_path / "tastes")
+
+
+def test_an_image_id_no_file_system_can_hold_is_refused_not_a_crash(tmp_path: Path) -> None:
+    """A lone surrogate in the id is invalid_image_id, not an exception from the path layer."""
+    with pytest.raises(SpecError) as raised:
+        service(tmp_path).read_context("img\ud800")
+    assert raised.value.code == "invalid_image_id"
+
+
+def test_genres_with_non_ascii_names_load(tmp_path: Path) -> None:
+    """A declared genre named in any script loads from its file."""
+    reference = service(tmp_path)
+    (tmp_path / "ws" / "img").mkdir()
+    (tmp_path / "ws" / "img" / "brief.md").write_text("Tastes: ünterwasser, 黑白\n", encoding="utf-8")
+    (tmp_path / "tastes" / "ünterwasser.md").write_text("blau\n", encoding="utf-8")
+    (tmp_path / "tastes" / "黑白.md").write_text("kontrast\n", encoding="utf-8")
+    assert reference.read_context("img")["tastes"]["genres"] == {"ünterwasser": "blau\n", "黑白": "kontrast\n"}
+
+
+def test_notes_whose_last_lines_are_huge_are_still_summarized(tmp_path: Path) -> None:
+    """The last 30 lines come back whole even when together they exceed the JSONL readers' scan bound."""
+    reference = service(tmp_path)
+    (tmp_path / "ws" / "img").mkdir()
+    long_line = "x" * (1 << 20)
+    (tmp_path / "ws" / "img" / "notes.md").write_text("short\n" * 20 + (long_line + "\n") * 30, encoding="utf-8")
+    notes = reference.read_context("img")["notes"]
+    assert notes["truncated"] is True
+    assert notes["summary"].endswith(long_line)
+    assert "[10 lines elided]" in notes["summary"]

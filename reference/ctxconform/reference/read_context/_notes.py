@@ -76,9 +76,8 @@ def _summary(handle: BinaryIO, info: os.stat_result, counter: LineCounter) -> di
         handle.seek(0)
         return {"summary": handle.read().decode("utf-8"), "truncated": False}
     total = counter.count(handle, info)
-    tail = list(islice(lines_from_end(handle, _content_end(handle, info.st_size)), NOTES_TAIL_LINES))
-    if len(tail) < NOTES_TAIL_LINES:  # the last lines are longer than a reader scans: not a notes file to summarize
-        return dict(_EMPTY)
+    # No scan bound: the summary must hold the last 30 lines however long they are.
+    tail = list(islice(lines_from_end(handle, _content_end(handle, info.st_size), max_scan=None), NOTES_TAIL_LINES))
     marker = f"\n\n... [{total - NOTES_TRUNCATION_THRESHOLD} lines elided] ...\n\n"
     first = "\n".join(line.decode("utf-8") for line in head[:NOTES_HEAD_LINES])
     last = "\n".join(line.decode("utf-8") for line in reversed(tail))

@@ -12,10 +12,10 @@ BLOCK: Final = 64 * 1024
 MAX_SCAN: Final = 16 * 1024 * 1024
 
 
-def lines_from_end(handle: BinaryIO, size: int, *, max_scan: int = MAX_SCAN) -> Iterator[bytes]:
-    """Yield the file's complete lines, last first, reading at most `max_scan` bytes back from `size`."""
+def lines_from_end(handle: BinaryIO, size: int, *, max_scan: int | None = MAX_SCAN) -> Iterator[bytes]:
+    """Yield the file's complete lines, last first, reading at most `max_scan` bytes back (None: no bound)."""
     position, partial = size, b""
-    while position > 0 and size - position < max_scan:
+    while position > 0 and (max_scan is None or size - position < max_scan):
         step = min(BLOCK, position)
         position -= step
         handle.seek(position)

@@ -11,7 +11,7 @@ from ctxconform.reference.read_context._text import read_text, split_lines
 __all__ = ["load_tastes"]
 
 # A genre name must be a plain file name in the tastes folder: no separators, no dot-files, no parent references.
-_GENRE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.-]{0,99}")
+_GENRE: Final = re.compile(r"[^./\\\x00-\x1f\x7f][^/\\\x00-\x1f\x7f]{0,99}")
 
 
 def load_tastes(tastes_dir: Path | None, genres: list[str]) -> dict[str, Any]:

@@ -9,8 +9,9 @@ from typing import Final
 
 __all__ = ["MAX_TEXT_BYTES", "read_text", "split_lines"]
 
-# Markdown files larger than this read as empty: tastes and briefs are hand-written, never gigabytes.
-MAX_TEXT_BYTES: Final = 4 * 1024 * 1024
+# Markdown files larger than this read as empty: tastes and briefs are hand-written, never this large,
+# and a bound keeps one bad file from exhausting memory.
+MAX_TEXT_BYTES: Final = 256 * 1024 * 1024
 
 
 def read_text(path: Path, *, limit: int = MAX_TEXT_BYTES) -> str:
@@ -20,7 +21,7 @@ def read_text(path: Path, *, limit: int = MAX_TEXT_BYTES) -> str:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 return ""
             data = handle.read(limit + 1)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a name no file system can hold (a lone surrogate)
         return ""
     if len(data) > limit:
         return ""

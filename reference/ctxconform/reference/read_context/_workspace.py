@@ -25,14 +25,21 @@ def workspace_of(root: Path, image_id: object) -> Path:
     folder = root / image_id
     if not contained(root, folder):
         raise SpecError("invalid_image_id", f"image {image_id!r} points outside the workspace root; nothing was read")
-    if not folder.is_dir():
+    if not _is_dir(folder):
         raise SpecError("not_found", f"no workspace for image {image_id!r} under the workspace root")
     return folder
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def contained(root: Path, path: Path) -> bool:
     """Whether `path`, with every symlink followed, is inside `root`."""
     try:
         return path.resolve().is_relative_to(root.resolve())
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a lone surrogate cannot name a file
         return False
