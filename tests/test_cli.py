@@ -138,3 +138,17 @@ def test_a_hanging_implementation_ends_in_bounded_time_with_timeouts_and_no_proc
     assert len(implementation["events"]) == 5
     leftovers = subprocess.run(["pgrep", "-f", f"{child} hang"], capture_output=True, text=True, check=False)
     assert leftovers.stdout == ""
+
+
+def test_read_context_over_mcp_runs_the_same_tests_as_in_process(tmp_path: Path) -> None:
+    """The reference's MCP server passes the read-context suite with the same tests and verdicts as in-process."""
+    verdicts = []
+    for name, adapter in (("inprocess", "reference"), ("mcp", f"mcp+stdio:{sys.executable} -m ctxconform.reference.mcp")):
+        folder = tmp_path / name
+        done = Cli(tmp_path)(
+            "run", "--adapter", adapter, "--spec", "read-context", "--report-dir", str(folder), "--seed", "2", "--quiet"
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        verdicts.append({t["id"]: t["verdict"] for t in load_report(folder)["implementations"][0]["tests"]})
+    assert verdicts[0] == verdicts[1]
+    assert len(verdicts[0]) > 150
