@@ -46,3 +46,4 @@ def bench(session: nox.Session) -> None:
     """Print benchmark figures (they report; they never fail the build)."""
     session.install("-e", ".")
     session.run("python", "benchmarks/bench_read_context.py", *session.posargs)
+    session.run("python", "benchmarks/bench_context_assembly.py")

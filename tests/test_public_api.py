@@ -27,6 +27,10 @@ PUBLIC = {
         "LineCounter", "ReadContext", "parse_brief", "summarize_notes",
     ],
     "ctxconform.reference.mcp": ["build_server", "main"],
+    "ctxconform.reference.context_assembly": [
+        "DEFAULT_MINIMUM_RECENT", "DEFAULT_MODEL_LIMIT", "DEFAULT_STRATEGY", "DEFAULT_TOKEN_BUFFER", "MARKER",
+        "SPEC_VERSION", "assemble", "estimate",
+    ],
     "ctxconform.reference.stdio": ["main", "serve"],
     "ctxconform.reference.mutants": [
         "MUTANTS", "Mutant", "accepts_long_keys", "log_oldest_first", "notes_truncate_at_50", "versions_do_not_increment",

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from ctxconform.reference.context_assembly import SPEC_VERSION as ASSEMBLY_VERSION
+from ctxconform.reference.context_assembly import assemble
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.read_context import SPEC_VERSION as READ_CONTEXT_VERSION
 from ctxconform.reference.read_context import ReadContext
@@ -86,6 +88,25 @@ class ReadContextHandler:
         """Nothing to release."""
 
 
+@dataclass
+class ContextAssemblyHandler:
+    """context-assembly: one stateless operation, assemble."""
+
+    version: str = ASSEMBLY_VERSION
+    features: tuple[str, ...] = ("dialogue", "buffer", "truncateMiddle", "rollingWindow", "stopAtLimit")
+
+    def call(self, op: str, args: Json, context: Json) -> Json:  # noqa: ARG002 - assembly has no call context
+        """Assemble a completion request."""
+        if op != "assemble":
+            raise SpecError("UNKNOWN_OP", f"context-assembly has no operation {op!r}")
+        if not isinstance(args, dict) or not isinstance(args.get("tree"), dict) or not isinstance(args.get("path"), list):
+            raise SpecError("INVALID_REQUEST", "assemble needs a tree object and a path list")
+        return assemble(args)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
 def _only(args: Json, allowed: set[str]) -> None:
     extra = set(args) - allowed
     if extra:
@@ -136,6 +157,7 @@ class Reference:
         self.close()
         url = self.store_url or f"sqlite:///{state_dir / 'shared-context.sqlite3'}"
         self.handlers["shared-context"] = SharedContextHandler(self.shared_context(open_store(url)))
+        self.handlers["context-assembly"] = ContextAssemblyHandler()
         folders = options.get("read-context") or {}
         self.handlers["read-context"] = ReadContextHandler.from_options(state_dir, folders, self.read_context)
         return {

@@ -1,0 +1,68 @@
+"""The three truncation strategies, linear in the number of messages (token counts are summed once)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from ctxconform.reference.context_assembly._tokens import MARKER, estimate
+from ctxconform.reference.exceptions import SpecError
+
+__all__ = ["Fitted", "Piece", "fit"]
+
+_MARKER_TOKENS: Final = estimate(MARKER)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One message (or buffer segment): its role and text."""
+
+    role: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """The pieces kept, with the marker where something was removed, and how many were dropped."""
+
+    pieces: list[Piece]
+    dropped: int
+
+
+def fit(pieces: list[Piece], budget: int, strategy: str, minimum_recent: int) -> Fitted:
+    """Keep what fits in `budget` tokens by the strategy; at least one piece always stays."""
+    costs = [estimate(piece.text) for piece in pieces]
+    if sum(costs) <= budget:
+        return Fitted(pieces, 0)
+    if strategy == "stopAtLimit":
+        raise SpecError(
+            "contextExceedsLimit",
+            f"the context needs {sum(costs)} tokens, {budget} are available; exclude nodes or switch models",
+        )
+    if strategy == "rollingWindow":
+        return _rolling(pieces, costs, budget)
+    return _middle(pieces, costs, budget, minimum_recent)
+
+
+def _rolling(pieces: list[Piece], costs: list[int], budget: int) -> Fitted:
+    start, used = len(pieces) - 1, costs[-1]
+    while start > 0 and used + costs[start - 1] <= budget:
+        start -= 1
+        used += costs[start]
+    return Fitted(pieces[start:], start)
+
+
+def _middle(pieces: list[Piece], costs: list[int], budget: int, minimum_recent: int) -> Fitted:
+    tail_start = max(1, len(pieces) - max(1, minimum_recent)) if len(pieces) > 1 else 0
+    used = sum(costs[tail_start:]) + _MARKER_TOKENS
+    while tail_start > 1 and used + costs[tail_start - 1] <= budget:  # grow the kept end first
+        tail_start -= 1
+        used += costs[tail_start]
+    head_end = 0
+    while head_end < tail_start and used + costs[head_end] <= budget:
+        used += costs[head_end]
+        head_end += 1
+    dropped = tail_start - head_end
+    if dropped == 0:
+        return Fitted(pieces, 0)
+    return Fitted([*pieces[:head_end], Piece("user", MARKER), *pieces[tail_start:]], dropped)
