@@ -32,7 +32,7 @@ class Fitted:
 def fit(pieces: list[Piece], budget: int, strategy: str, minimum_recent: int) -> Fitted:
     """Keep what fits in `budget` tokens by the strategy; at least one piece always stays."""
     costs = [estimate(piece.text) for piece in pieces]
-    if sum(costs) <= budget:
+    if not pieces or sum(costs) <= budget:
         return Fitted(pieces, 0)
     if strategy == "stopAtLimit":
         raise SpecError(
