@@ -93,7 +93,7 @@ class ContextAssemblyHandler:
     """context-assembly: one stateless operation, assemble."""
 
     version: str = ASSEMBLY_VERSION
-    features: tuple[str, ...] = ("dialogue", "buffer", "truncateMiddle", "rollingWindow", "stopAtLimit")
+    features: tuple[str, ...] = ("buffer_mode", "rolling_window", "stop_at_limit", "multi_source_edges")
 
     def call(self, op: str, args: Json, context: Json) -> Json:  # noqa: ARG002 - assembly has no call context
         """Assemble a completion request."""

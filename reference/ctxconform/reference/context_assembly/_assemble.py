@@ -23,7 +23,9 @@ _ROLES = {"human": "user", "model": "assistant"}
 
 def assemble(request: Json) -> Json:
     """Assemble the request's path; raise SpecError for a malformed tree or a context that cannot fit."""
-    tree, settings = request["tree"], request.get("settings") or {}
+    tree = request["tree"]
+    # Preferences are app-level (the request's settings) unless the tree overrides them, one setting at a time.
+    settings = {**(request.get("settings") or {}), **(tree.get("settings") or {})}
     steps = walk(tree, request["path"])
     buffer_mode = tree.get("mode", "dialogue") == "buffer"
     system = _system(request, steps) if not buffer_mode or tree.get("bufferModeSystemContext") else ""
