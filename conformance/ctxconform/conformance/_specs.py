@@ -45,6 +45,7 @@ def _read_context_folders(state_dir: Path) -> dict[str, Any]:
 SPECS: Final[dict[str, SpecSuite]] = {
     "shared-context": SpecSuite("shared-context", "shared_context"),
     "read-context": SpecSuite("read-context", "read_context", _read_context_folders),
+    "context-assembly": SpecSuite("context-assembly", "context_assembly"),
 }
 
 

@@ -1,0 +1,1 @@
+"""The context-assembly conformance suite: a path through a Loom tree assembled into a completion request."""

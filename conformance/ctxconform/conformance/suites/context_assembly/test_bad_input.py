@@ -1,0 +1,120 @@
+"""Bad input: paths that do not connect, unknown or repeated nodes, wrong types, missing parts: an error, never a crash."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Final
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance.suites.context_assembly.client import DIALOGUE_SHAPE, Json, edge, linear_tree, send
+
+requirement = pytest.mark.requirement
+
+TRAVERSE: Final = "context-assembly/dialogue-mode/traverse-root-to-current"
+CODES: Final = ("invalidTree", "INVALID_REQUEST")
+
+
+def base() -> Json:
+    """A valid three-node dialogue."""
+    return linear_tree(["Q", "A", "Q2"])
+
+
+def with_path(path: list[str]) -> Json:
+    """The base request with another path."""
+    request = base()
+    request["path"] = path
+    return request
+
+
+def cyclic() -> Json:
+    """A tree with an edge back to the root, and a path that goes round it."""
+    request = base()
+    request["tree"]["edges"].append(edge("n2", "n0"))
+    request["path"] = ["n0", "n1", "n2", "n0"]
+    return request
+
+
+PATHS: Final[dict[str, Callable[[], Json]]] = {
+    "skips-a-node": lambda: with_path(["n0", "n2"]),
+    "backwards": lambda: with_path(["n2", "n1", "n0"]),
+    "unknown-node": lambda: with_path(["n0", "n1", "ghost"]),
+    "unknown-root": lambda: with_path(["ghost"]),
+    "repeated-node": lambda: with_path(["n0", "n1", "n1"]),
+    "cycle": cyclic,
+}
+
+
+@requirement(TRAVERSE)
+@pytest.mark.parametrize("case", list(PATHS))
+def test_path_that_is_not_a_path_is_refused(implementation: Implementation, case: str) -> None:
+    """A path that does not follow the tree's edges, or names unknown or repeated nodes, gets an error."""
+    send(implementation, PATHS[case](), TRAVERSE).refused(TRAVERSE, *CODES)
+
+
+def malformed() -> dict[str, object]:
+    """Arguments that are not a tree and a path."""
+    request = base()
+    cases: dict[str, object] = {
+        "not-an-object": ["tree", "path"],
+        "null": None,
+        "empty": {},
+        "missing-tree": {"path": ["n0"]},
+        "missing-path": {"tree": request["tree"]},
+        "tree-string": {"tree": "tree", "path": ["n0"]},
+        "path-string": {"tree": request["tree"], "path": "n0"},
+        "path-empty": {"tree": request["tree"], "path": []},
+        "path-of-numbers": {"tree": request["tree"], "path": [0, 1]},
+        "path-of-lists": {"tree": request["tree"], "path": [[]]},
+    }
+    changes: dict[str, Callable[[Json], object]] = {
+        "nodes-string": lambda r: r["tree"].__setitem__("nodes", "n0"),
+        "node-not-object": lambda r: r["tree"]["nodes"].__setitem__(1, "A"),
+        "node-without-id": lambda r: r["tree"]["nodes"][1].pop("id"),
+        "bad-author-type": lambda r: r["tree"]["nodes"][1].__setitem__("authorType", "robot"),
+        "edges-not-list": lambda r: r["tree"].__setitem__("edges", {"n0": "n1"}),
+        "edge-without-sources": lambda r: r["tree"]["edges"][0].pop("sources"),
+        "limit-string": lambda r: r.__setitem__("modelContextLimit", "lots"),
+        "limit-negative": lambda r: r.__setitem__("modelContextLimit", -5),
+        "strategy-unknown": lambda r: r.__setitem__("settings", {"truncationStrategy": "yolo"}),
+    }
+    for name, change in changes.items():
+        changed = copy.deepcopy(request)
+        change(changed)
+        cases[name] = changed
+    return cases
+
+
+MALFORMED: Final = malformed()
+# Cases where a limit-related code is also a fair answer (a negative limit is exceeded by anything).
+EXTRA_CODES: Final = {"limit-negative": ("systemContextTooLong", "contextExceedsLimit")}
+
+
+@requirement(DIALOGUE_SHAPE)
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_malformed_request_is_refused(implementation: Implementation, case: str) -> None:
+    """Wrong types and missing parts get an error reply, never a crash or a result."""
+    outcome = send(implementation, copy.deepcopy(MALFORMED[case]), DIALOGUE_SHAPE)
+    outcome.refused(DIALOGUE_SHAPE, *CODES, *EXTRA_CODES.get(case, ()))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
+    max_leaves=8,
+)
+
+
+@requirement(DIALOGUE_SHAPE)
+@given(tree=json_values, path=json_values)
+@example(tree={}, path=[])
+@example(tree={}, path=[[]])
+def test_arbitrary_arguments_never_crash(implementation: Implementation, tree: object, path: object) -> None:
+    """Random JSON as tree and path: an error (or, for a valid request, a result), never a crash."""
+    outcome = send(implementation, {"tree": tree, "path": path}, DIALOGUE_SHAPE)
+    if outcome.ok:
+        outcome.result(DIALOGUE_SHAPE)
