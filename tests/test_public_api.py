@@ -33,7 +33,8 @@ PUBLIC = {
     ],
     "ctxconform.reference.stdio": ["main", "serve"],
     "ctxconform.reference.mutants": [
-        "MUTANTS", "Mutant", "accepts_long_keys", "log_oldest_first", "notes_truncate_at_50", "versions_do_not_increment",
+        "MUTANTS", "Mutant", "accepts_long_keys", "keeps_annotation_nodes", "log_oldest_first", "notes_truncate_at_50",
+        "tree_context_first", "truncates_system_context", "versions_do_not_increment",
     ],
 }  # fmt: skip
 

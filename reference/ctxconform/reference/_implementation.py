@@ -135,6 +135,7 @@ class Reference:
     name: str = "ctxconform-reference"
     shared_context: Callable[[Store], SharedContext] = SharedContext
     read_context: Callable[[Path, Path], ReadContext] = ReadContext
+    context_assembly: Callable[[], ContextAssemblyHandler] = ContextAssemblyHandler
     handlers: dict[str, SpecHandler] = field(default_factory=dict)
 
     def handle(self, message: Json) -> Json:
@@ -157,7 +158,7 @@ class Reference:
         self.close()
         url = self.store_url or f"sqlite:///{state_dir / 'shared-context.sqlite3'}"
         self.handlers["shared-context"] = SharedContextHandler(self.shared_context(open_store(url)))
-        self.handlers["context-assembly"] = ContextAssemblyHandler()
+        self.handlers["context-assembly"] = self.context_assembly()
         folders = options.get("read-context") or {}
         self.handlers["read-context"] = ReadContextHandler.from_options(state_dir, folders, self.read_context)
         return {

@@ -47,4 +47,22 @@ MUTANTS: tuple[Mutant, ...] = (
         ("read-context/loading-order/recent-log-newest-first",),
         "the recent log lists the oldest of the last 10 entries first",
     ),
+    Mutant(
+        "truncates_system_context",
+        "context-assembly",
+        ("context-assembly/guarantees/system-context-never-truncated",),
+        "a truncated result also loses half of its system context",
+    ),
+    Mutant(
+        "tree_context_first",
+        "context-assembly",
+        ("context-assembly/system-context-combination/agent-before-tree",),
+        "tree-level system context comes before the agent's",
+    ),
+    Mutant(
+        "keeps_annotation_nodes",
+        "context-assembly",
+        ("context-assembly/exclusion-filtering/annotation-edge-excluded",),
+        "nodes reached through annotation edges stay in the context",
+    ),
 )
