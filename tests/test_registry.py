@@ -12,7 +12,6 @@ from ctxconform.conformance import SPECS, load_registry
 from ctxconform.conformance._registry import coverage_problems
 
 SPEC_TEXTS = Path(__file__).resolve().parents[2] / "shared" / "specs"
-DOCUMENTS = {"shared-context": "shared-context.txt"}
 
 
 def squeeze(text: str) -> str:
