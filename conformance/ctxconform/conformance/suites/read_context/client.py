@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -17,12 +18,14 @@ from ctxconform.conformance.exceptions import RequirementFailure
 
 __all__ = [
     "FRESH",
+    "GAP_DEFAULTS",
     "SPEC",
     "Outcome",
     "Workspace",
     "conflicts_of",
     "fresh_workspace",
     "gap_core",
+    "jsonl",
     "limited_context",
     "require",
 ]
@@ -110,6 +113,25 @@ class Workspace:
     def remove(self) -> None:
         """Delete the workspace folder."""
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+# The ADR's defaults for a gap record's optional fields (response-shape/gap-record-defaults).
+GAP_DEFAULTS: Final[Json] = {
+    "session_id": None,
+    "snapshot_hash": None,
+    "intent": None,
+    "intent_category": "uncategorized",
+    "missing_capability": None,
+    "operations_involved": [],
+    "vocabulary_used": [],
+    "satisfaction": None,
+    "notes": "",
+}
+
+
+def jsonl(records: list[Json]) -> str:
+    """One JSON object per line."""
+    return "".join(json.dumps(record) + "\n" for record in records)
 
 
 def call(implementation: Implementation, args: object) -> Outcome:

@@ -7,7 +7,15 @@ from typing import Any, Final
 
 import pytest
 
-from ctxconform.conformance.suites.read_context.client import FRESH, Workspace, conflicts_of, gap_core, require
+from ctxconform.conformance.suites.read_context.client import (
+    FRESH,
+    GAP_DEFAULTS,
+    Workspace,
+    conflicts_of,
+    gap_core,
+    jsonl,
+    require,
+)
 
 requirement = pytest.mark.requirement
 
@@ -45,22 +53,7 @@ MINIMAL_GAP: Final[dict[str, Any]] = {
     "image_id": "manta-socorro",
     "description": "cannot name 'blue hour' directly",
 }
-DEFAULTS: Final[dict[str, Any]] = {
-    "session_id": None,
-    "snapshot_hash": None,
-    "intent": None,
-    "intent_category": "uncategorized",
-    "missing_capability": None,
-    "operations_involved": [],
-    "vocabulary_used": [],
-    "satisfaction": None,
-    "notes": "",
-}
-
-
-def jsonl(records: list[dict[str, Any]]) -> str:
-    """One JSON object per line."""
-    return "".join(json.dumps(record) + "\n" for record in records)
+DEFAULTS: Final = GAP_DEFAULTS
 
 
 def populate(workspace: Workspace) -> None:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance.exceptions import RequirementFailure
+from ctxconform.conformance.suites.read_context.client import GAP_DEFAULTS as DEFAULT_GAP_FIELDS
 from ctxconform.conformance.suites.read_context.client import (
     Outcome,
     Workspace,
@@ -28,17 +29,7 @@ Line = Json | str  # a JSON object, or a malformed line as written
 LOG: Final = "log.jsonl"
 GAPS: Final = "vocabulary_gaps.jsonl"
 OPS: Final = ("snapshot", "checkout", "reset", "branch", "tag")
-DEFAULTS: Final[Json] = {
-    "session_id": None,
-    "snapshot_hash": None,
-    "intent": None,
-    "intent_category": "uncategorized",
-    "missing_capability": None,
-    "operations_involved": [],
-    "vocabulary_used": [],
-    "satisfaction": None,
-    "notes": "",
-}
+DEFAULTS: Final = DEFAULT_GAP_FIELDS
 PIECE: Final = {LOG: "recent_log", GAPS: "recent_gaps"}
 LAST_10: Final = {LOG: "read-context/loading-order/recent-log-last-10", GAPS: "read-context/loading-order/recent-gaps-last-10"}
 NEWEST_FIRST: Final = {

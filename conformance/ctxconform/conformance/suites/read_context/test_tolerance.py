@@ -16,10 +16,12 @@ from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance.exceptions import RequirementFailure
 from ctxconform.conformance.suites.read_context.client import (
     FRESH,
+    GAP_DEFAULTS,
     Workspace,
     conflicts_of,
     fresh_workspace,
     gap_core,
+    jsonl,
     limited_context,
     require,
 )
@@ -41,22 +43,7 @@ NEWEST_FIRST: Final = {
     "vocabulary_gaps.jsonl": "read-context/loading-order/recent-gaps-newest-first",
 }
 # The defaults a gap line without optional fields gets (response-shape/gap-record-defaults).
-FRESH_GAP: Final[Json] = {
-    "session_id": None,
-    "snapshot_hash": None,
-    "intent": None,
-    "intent_category": "uncategorized",
-    "missing_capability": None,
-    "operations_involved": [],
-    "vocabulary_used": [],
-    "satisfaction": None,
-    "notes": "",
-}
-
-
-def jsonl(lines: list[Json]) -> str:
-    """One JSON object per line."""
-    return "".join(json.dumps(line) + "\n" for line in lines)
+FRESH_GAP: Final = GAP_DEFAULTS
 
 
 def populate(workspace: Workspace) -> None:
