@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._protocol import Reply
+from ctxconform.conformance._outcome import CheckedReply
 from ctxconform.conformance._schemas import schema_errors
 from ctxconform.conformance.exceptions import RequirementFailure
 
@@ -42,20 +42,10 @@ def require(condition: object, requirement: str, message: str) -> None:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(CheckedReply):
     """A reply to assemble: a result checked against the response schema when read, or an error."""
 
-    reply: Reply
-
-    @property
-    def ok(self) -> bool:
-        """Whether the call returned a result."""
-        return self.reply.ok
-
-    @property
-    def code(self) -> str | None:
-        """The error code, or None."""
-        return self.reply.code
+    action: str = "assemble"
 
     def result(self, requirement: str) -> Json:
         """The result; fails `requirement` when refused, and the shape requirement when malformed."""
@@ -68,14 +58,6 @@ class Outcome:
             raise RequirementFailure(shape, f"the result does not match the response schema: {'; '.join(errors[:5])}")
         checked: Json = result
         return checked
-
-    def refused(self, requirement: str, *codes: str) -> str:
-        """Fail `requirement` unless the call was refused (with one of `codes`, when given)."""
-        if self.reply.ok:
-            raise RequirementFailure(requirement, f"assemble answered {str(self.reply.result)[:300]}; expected a refusal")
-        if codes and self.code not in codes:
-            raise RequirementFailure(requirement, f"refused with {self.code}; expected {' or '.join(codes)}")
-        return str(self.code)
 
 
 def send(implementation: Implementation, args: object, requirement: str) -> Outcome:

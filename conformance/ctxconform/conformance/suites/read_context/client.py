@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._protocol import Reply
+from ctxconform.conformance._outcome import CheckedReply
 from ctxconform.conformance._schemas import schema_errors
 from ctxconform.conformance.exceptions import RequirementFailure
 
@@ -45,20 +45,10 @@ FRESH: Final[Json] = {
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(CheckedReply):
     """A reply to read_context: a context checked against the response schema, or an error."""
 
-    reply: Reply
-
-    @property
-    def ok(self) -> bool:
-        """Whether the call returned a context."""
-        return self.reply.ok
-
-    @property
-    def code(self) -> str | None:
-        """The error code, or None."""
-        return self.reply.code
+    action: str = "read_context"
 
     def context(self, requirement: str = SHAPE) -> Json:
         """The context; fails `requirement` when refused, and the shape requirement when malformed."""
@@ -69,14 +59,6 @@ class Outcome:
             raise RequirementFailure(SHAPE, f"the response does not match the ADR's shape: {'; '.join(errors[:5])}")
         result: Json = self.reply.result
         return result
-
-    def refused(self, requirement: str, *codes: str) -> str:
-        """Fail `requirement` unless the call was refused (with one of `codes`, when given)."""
-        if self.reply.ok:
-            raise RequirementFailure(requirement, f"read_context answered {str(self.reply.result)[:200]}; expected a refusal")
-        if codes and self.code not in codes:
-            raise RequirementFailure(requirement, f"refused with {self.code}; expected {' or '.join(codes)}")
-        return str(self.code)
 
 
 class Workspace:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance._outcome import CheckedReply
 from ctxconform.conformance._protocol import Reply
 from ctxconform.conformance._schemas import schema_errors
 from ctxconform.conformance.exceptions import RequirementFailure
@@ -47,21 +48,8 @@ def new_session_id() -> str:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(CheckedReply):
     """A checked reply: a result that matches its schema, or an error with a known code and a message."""
-
-    action: str
-    reply: Reply
-
-    @property
-    def ok(self) -> bool:
-        """Whether the call succeeded."""
-        return self.reply.ok
-
-    @property
-    def code(self) -> str | None:
-        """The error code, or None."""
-        return self.reply.code
 
     @property
     def result(self) -> Json:
@@ -82,16 +70,6 @@ class Outcome:
         if not self.reply.ok:
             raise RequirementFailure(requirement, f"{self.action} was refused with {self.reply.error}")
         return self.result
-
-    def refused(self, requirement: str, *codes: str) -> str:
-        """Fail `requirement` unless the call was refused with one of `codes` (any code when none are given)."""
-        if self.reply.ok:
-            raise RequirementFailure(
-                requirement, f"{self.action} succeeded with {self.reply.result!r}; expected error {' or '.join(codes) or 'any'}"
-            )
-        if codes and self.code not in codes:
-            raise RequirementFailure(requirement, f"{self.action} was refused with {self.code}; expected {' or '.join(codes)}")
-        return str(self.code)
 
 
 class Session:
@@ -163,4 +141,4 @@ def check(action: str, reply: Reply) -> Outcome:
         errors = schema_errors(f"{SPEC}/error.json", reply.error)
         if errors:
             raise RequirementFailure(_ERROR_SHAPE, f"error object does not match the schema: {'; '.join(errors)}")
-    return Outcome(action, reply)
+    return Outcome(reply, action)
