@@ -1,19 +1,25 @@
 """Context assembly's time against path length, per strategy: the curve must be linear.
 
-Run: python benchmarks/bench_context_assembly.py [--sizes 1000 10000 100000 1000000]
+Run: python benchmarks/bench_context_assembly.py [--sizes 1000 10000 100000 1000000] [--repeat 5]
+Prints, per strategy and path length, the median and spread (max - min) of `repeat` calls, the time per node,
+and the ratio of each length's median to the previous one's (10x the nodes should cost about 10x the time).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import statistics
 import time
 from typing import Any
 
 from ctxconform.reference.context_assembly import assemble
 
+STRATEGIES = ("truncateMiddle", "rollingWindow", "stopAtLimit")
+
 
 def request(length: int, strategy: str) -> dict[str, Any]:
-    """A linear dialogue of `length` nodes, alternating authors, that overflows the limit."""
+    """A linear dialogue of `length` nodes, alternating authors; it overflows the limit except under stopAtLimit."""
     nodes = [
         {"id": f"n{i}", "authorType": "human" if i % 2 == 0 else "model", "content": f"turn {i}: " + "x" * 60}
         for i in range(length)
@@ -23,6 +29,7 @@ def request(length: int, strategy: str) -> dict[str, Any]:
         for i in range(1, length)
     ]
     settings = {"truncationStrategy": strategy, "minimumRecentNodes": 4, "tokenBuffer": 1024}
+    # stopAtLimit refuses an overflow after estimating everything; a limit that fits measures the whole assembly.
     limit = 128_000 if strategy != "stopAtLimit" else 10**9
     return {
         "tree": {"mode": "dialogue", "nodes": nodes, "edges": edges},
@@ -32,24 +39,34 @@ def request(length: int, strategy: str) -> dict[str, Any]:
     }
 
 
+def measure(built: dict[str, Any], repeat: int) -> tuple[float, float]:
+    """Median and spread of `repeat` calls, in seconds; garbage of earlier calls is collected before each."""
+    runs = []
+    for _ in range(repeat):
+        gc.collect()
+        started = time.perf_counter()
+        assemble(built)
+        runs.append(time.perf_counter() - started)
+    return statistics.median(runs), max(runs) - min(runs)
+
+
 def main() -> None:
-    """Measure and print the table (median of 3 runs per cell)."""
+    """Measure and print the table."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000, 1_000_000])
-    sizes = parser.parse_args().sizes
-    print(f"{'strategy':<16} " + " ".join(f"{n:>12,}" for n in sizes) + f" {'ratio last/prev':>16}")
-    for strategy in ("truncateMiddle", "rollingWindow", "stopAtLimit"):
-        times = []
-        for size in sizes:
+    parser.add_argument("--repeat", type=int, default=5)
+    options = parser.parse_args()
+    print(f"{'strategy':<15} {'nodes':>10} {'median ms':>11} {'spread ms':>10} {'µs/node':>8} {'ratio to previous':>18}")
+    for strategy in STRATEGIES:
+        previous = None
+        for size in sorted(options.sizes):
             built = request(size, strategy)
-            runs = []
-            for _ in range(3):
-                started = time.perf_counter()
-                assemble(built)
-                runs.append(time.perf_counter() - started)
-            times.append(sorted(runs)[1])
-        ratio = times[-1] / times[-2] if len(times) > 1 else 1.0
-        print(f"{strategy:<16} " + " ".join(f"{t * 1e3:>10.1f}ms" for t in times) + f" {ratio:>16.2f}")
+            median, spread = measure(built, options.repeat)
+            del built
+            ratio = f"{median / previous:.2f}" if previous else "-"
+            per_node = median / size * 1e6
+            print(f"{strategy:<15} {size:>10,} {median * 1e3:>11.1f} {spread * 1e3:>10.1f} {per_node:>8.2f} {ratio:>18}")
+            previous = median
 
 
 if __name__ == "__main__":

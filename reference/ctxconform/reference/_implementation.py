@@ -10,7 +10,6 @@ from typing import Any, Final, Protocol
 
 from ctxconform.reference.context_assembly import SPEC_VERSION as ASSEMBLY_VERSION
 from ctxconform.reference.context_assembly import assemble
-from ctxconform.reference.context_assembly._validate import check_request
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.read_context import SPEC_VERSION as READ_CONTEXT_VERSION
 from ctxconform.reference.read_context import ReadContext
@@ -100,7 +99,6 @@ class ContextAssemblyHandler:
         """Assemble a completion request."""
         if op != "assemble":
             raise SpecError("UNKNOWN_OP", f"context-assembly has no operation {op!r}")
-        check_request(args)
         return assemble(args)
 
     def close(self) -> None:

@@ -13,6 +13,7 @@ from ctxconform.reference.context_assembly._tokens import (
 )
 from ctxconform.reference.context_assembly._tree import Step, content_text, walk
 from ctxconform.reference.context_assembly._truncate import Piece, fit
+from ctxconform.reference.context_assembly._validate import check_request
 from ctxconform.reference.exceptions import SpecError
 
 __all__ = ["assemble"]
@@ -21,8 +22,9 @@ Json = dict[str, Any]
 _ROLES = {"human": "user", "model": "assistant"}
 
 
-def assemble(request: Json) -> Json:
-    """Assemble the request's path; raise SpecError for a malformed tree or a context that cannot fit."""
+def assemble(request: Any) -> Json:
+    """Assemble the request's path; raise SpecError for a malformed request or tree, or a context that cannot fit."""
+    check_request(request)
     tree = request["tree"]
     # Preferences are app-level (the request's settings) unless the tree overrides them, one setting at a time.
     settings = {**(request.get("settings") or {}), **(tree.get("settings") or {})}
@@ -33,6 +35,8 @@ def assemble(request: Json) -> Json:
     if estimate(system) > budget:
         raise SpecError("systemContextTooLong", f"system context alone needs {estimate(system)} tokens, {budget} are available")
     pieces = _segments(steps, request.get("workingBuffer", "")) if buffer_mode else _messages(steps)
+    if not pieces:
+        raise SpecError("emptyContext", "every node on the path is excluded, so no message is left; include a node or move")
     strategy = settings.get("truncationStrategy", DEFAULT_STRATEGY)
     fitted = fit(pieces, budget - estimate(system), strategy, settings.get("minimumRecentNodes", DEFAULT_MINIMUM_RECENT))
     result: Json = {"truncated": fitted.dropped > 0, "droppedMessageCount": fitted.dropped}
@@ -51,37 +55,27 @@ def _system(request: Json, steps: list[Step]) -> str:
 
 
 def _messages(steps: list[Step]) -> list[Piece]:
-    pieces: list[Piece] = []
+    """One message per run of same-role nodes, context sources before their primary; texts are joined once (linear)."""
+    runs: list[tuple[str, list[str]]] = []
     for index, step in enumerate(steps):
         if step.excluded:
             continue
         following = steps[index + 1] if index + 1 < len(steps) else None
-        if following is not None and not following.excluded:  # context sources go before the primary
-            pieces += [_piece(node) for node in following.context]
-        pieces.append(_piece(step.node))
-    return _merge(pieces)
+        if following is not None and following.context and not following.excluded:
+            for node in following.context:
+                _extend(runs, node)
+        _extend(runs, step.node)
+    return [Piece(role, texts[0] if len(texts) == 1 else "\n\n".join(texts)) for role, texts in runs]
+
+
+def _extend(runs: list[tuple[str, list[str]]], node: Json) -> None:
+    role = _ROLES[node["authorType"]]  # checked by the request validation
+    if runs and runs[-1][0] == role:
+        runs[-1][1].append(content_text(node.get("content")))
+    else:
+        runs.append((role, [content_text(node.get("content"))]))
 
 
 def _segments(steps: list[Step], working_buffer: str) -> list[Piece]:
     pieces = [Piece("text", content_text(step.node.get("content"))) for step in steps if not step.excluded]
     return [*pieces, Piece("text", working_buffer)] if working_buffer else pieces
-
-
-def _piece(node: Json) -> Piece:
-    role = _ROLES.get(node.get("authorType", ""))
-    if role is None:
-        raise SpecError(
-            "invalidTree", f"node {node.get('id')!r} has authorType {node.get('authorType')!r}; expected human or model"
-        )
-    return Piece(role, content_text(node.get("content")))
-
-
-def _merge(pieces: list[Piece]) -> list[Piece]:
-    """Join consecutive same-role pieces with a blank line (texts gathered first: linear, not quadratic)."""
-    groups: list[tuple[str, list[str]]] = []
-    for piece in pieces:
-        if groups and groups[-1][0] == piece.role:
-            groups[-1][1].append(piece.text)
-        else:
-            groups.append((piece.role, [piece.text]))
-    return [Piece(role, "\n\n".join(texts)) for role, texts in groups]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from ctxconform.reference.context_assembly._tokens import MARKER, estimate
 from ctxconform.reference.exceptions import SpecError
@@ -13,8 +13,8 @@ __all__ = ["Fitted", "Piece", "fit"]
 _MARKER_TOKENS: Final = estimate(MARKER)
 
 
-@dataclass(frozen=True)
-class Piece:
+# A named tuple, not a dataclass, for the same reason as Step: one is built per message of a path of any length.
+class Piece(NamedTuple):
     """One message (or buffer segment): its role and text."""
 
     role: str

@@ -47,8 +47,9 @@ def _check_edges(edges: object) -> None:
         sources = edge.get("sources") if isinstance(edge, dict) else None
         if not isinstance(edge, dict) or not isinstance(edge.get("target"), str) or not isinstance(sources, list):
             _refuse("every edge needs a target id and a list of sources")
-        if not all(isinstance(s, dict) and isinstance(s.get("nodeId"), str) for s in sources):
-            _refuse("every edge source needs a nodeId")
+        for source in sources:
+            if not isinstance(source, dict) or not isinstance(source.get("nodeId"), str):
+                _refuse("every edge source needs a nodeId")
 
 
 def _check_settings(settings: object) -> None:

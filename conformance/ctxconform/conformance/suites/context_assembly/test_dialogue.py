@@ -141,6 +141,29 @@ def test_annotation_target_is_left_out(implementation: Implementation) -> None:
     )
 
 
+NOTHING_LEFT: Final = "context-assembly/guarantees/nothing-left-after-filtering"
+
+
+@requirement(NOTHING_LEFT)
+@pytest.mark.parametrize("mode", ["dialogue", "buffer"])
+def test_path_with_every_node_excluded(implementation: Implementation, mode: str) -> None:
+    """Every node excluded: refused with a spec error, or a result with no message (empty document), nothing leaked."""
+    if mode == "buffer" and "buffer_mode" not in implementation.features("context-assembly"):
+        pytest.skip("buffer_mode not declared")
+    request = linear_tree(["HIDDEN-one", "HIDDEN-two"], mode=mode, system="Be brief.")
+    for index, flag in enumerate(("excluded", "pruned")):
+        request["tree"]["nodes"][index]["metadata"] = {flag: True}
+    outcome = assemble(implementation, request, NOTHING_LEFT)
+    if not outcome.ok:
+        outcome.refused(NOTHING_LEFT)
+        return
+    result = outcome.result(NOTHING_LEFT)
+    require("HIDDEN" not in repr(result), NOTHING_LEFT, f"excluded content in {result}")
+    empty = result.get("document", "") == "" if mode == "buffer" else result["messages"] == []
+    require(empty, NOTHING_LEFT, f"content from nowhere: {result}")
+    require(result["truncated"] is False and result["droppedMessageCount"] == 0, NOTHING_LEFT, f"flags {result}")
+
+
 @requirement("context-assembly/exclusion-filtering/annotation-explicit-inclusion")
 def test_annotation_target_with_excluded_false(implementation: Implementation) -> None:
     """metadata.excluded false on an annotation target: included (reading 1) or still excluded (reading 2)."""

@@ -113,7 +113,7 @@ def scenarios(draw: st.DrawFn, max_nodes: int = 12) -> Scenario:
     texts = [node_text(i, length) for i, length in enumerate(lengths)]
     system = draw(st.one_of(st.just(""), st.integers(1, 240).map(lambda n: "S" * n)))
     token_buffer = draw(st.integers(0, 40))
-    recent = draw(st.one_of(st.none(), st.integers(1, 6)))
+    recent = draw(st.one_of(st.none(), st.integers(0, 6)))
     total = estimate_readings([system, *texts])[1]
     limit = token_buffer + draw(st.integers(1, total + 20))
     return Scenario(texts, system, token_buffer, recent, limit, draw(st.booleans()))
@@ -335,14 +335,14 @@ def test_app_strategy_applies_when_tree_sets_none(implementation: Implementation
 
 
 @requirement(MIN_RECENT, RECENT, "context-assembly/truncation/recent-nodes-unit")
-@pytest.mark.parametrize("recent", [None, 1, 2, 6])
+@pytest.mark.parametrize("recent", [None, 0, 1, 2, 6])
 def test_minimum_recent_nodes_kept(implementation: Implementation, recent: int | None) -> None:
-    """Under truncateMiddle the last N (default 4) are kept when they fit, whatever else goes."""
+    """Under truncateMiddle the last N (default 4; 0 keeps one, the guarantee) are kept when they fit, whatever else goes."""
     texts = hundred_token_path(10)
     settings: Json = {"tokenBuffer": 0}
     if recent is not None:
         settings["minimumRecentNodes"] = recent
-    n = recent or 4
+    n = 4 if recent is None else max(1, recent)
     result = assemble(implementation, linear_tree(texts, limit=100 * n + 60, settings=settings)).result(MIN_RECENT)
     split = split_messages(result["messages"], texts)
     require(all(i in split.kept for i in range(10 - n, 10)), MIN_RECENT, f"kept {split.kept}; the last {n} must be")
