@@ -39,15 +39,16 @@ def request(length: int, strategy: str) -> dict[str, Any]:
     }
 
 
-def measure(built: dict[str, Any], repeat: int) -> tuple[float, float]:
-    """Median and spread of `repeat` calls, in seconds; garbage of earlier calls is collected before each."""
-    runs = []
+def measure(requests: dict[int, dict[str, Any]], repeat: int) -> dict[int, list[float]]:
+    """Seconds per call for each size; the sizes take turns in every round, so a slow spell of the machine hits all alike."""
+    runs: dict[int, list[float]] = {size: [] for size in requests}
     for _ in range(repeat):
-        gc.collect()
-        started = time.perf_counter()
-        assemble(built)
-        runs.append(time.perf_counter() - started)
-    return statistics.median(runs), max(runs) - min(runs)
+        for size, built in requests.items():
+            gc.collect()  # garbage of the previous call is not charged to this one
+            started = time.perf_counter()
+            assemble(built)
+            runs[size].append(time.perf_counter() - started)
+    return runs
 
 
 def main() -> None:
@@ -58,11 +59,10 @@ def main() -> None:
     options = parser.parse_args()
     print(f"{'strategy':<15} {'nodes':>10} {'median ms':>11} {'spread ms':>10} {'µs/node':>8} {'ratio to previous':>18}")
     for strategy in STRATEGIES:
+        runs = measure({size: request(size, strategy) for size in sorted(options.sizes)}, options.repeat)
         previous = None
-        for size in sorted(options.sizes):
-            built = request(size, strategy)
-            median, spread = measure(built, options.repeat)
-            del built
+        for size, times in runs.items():
+            median, spread = statistics.median(times), max(times) - min(times)
             ratio = f"{median / previous:.2f}" if previous else "-"
             per_node = median / size * 1e6
             print(f"{strategy:<15} {size:>10,} {median * 1e3:>11.1f} {spread * 1e3:>10.1f} {per_node:>8.2f} {ratio:>18}")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ctxconform.reference.context_assembly._tokens import (
@@ -24,7 +27,26 @@ _ROLES = {"human": "user", "model": "assistant"}
 
 def assemble(request: Any) -> Json:
     """Assemble the request's path; raise SpecError for a malformed request or tree, or a context that cannot fit."""
-    check_request(request)
+    with _collector_paused():
+        check_request(request)
+        return _assemble(request)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    # Assembly builds no reference cycles, yet its allocations would set off full passes of the cyclic collector
+    # over the caller's whole request: on a million-node tree that is a third of the time, and it grows faster
+    # than the path. Reference counting frees everything as usual; the collector is restored as it was.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _assemble(request: Json) -> Json:
     tree = request["tree"]
     # Preferences are app-level (the request's settings) unless the tree overrides them, one setting at a time.
     settings = {**(request.get("settings") or {}), **(tree.get("settings") or {})}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final, NamedTuple
 
+from ctxconform.reference.context_assembly._finder import Finder
 from ctxconform.reference.exceptions import SpecError
 
 __all__ = ["Step", "content_text", "walk"]
@@ -26,8 +27,8 @@ class Step(NamedTuple):
 
 def walk(tree: Json, path: list[str]) -> list[Step]:
     """Return the path's steps, root first; refuse a path that repeats a node or does not connect."""
-    nodes = {node["id"]: node for node in tree.get("nodes", [])}
-    incoming = {edge["target"]: edge for edge in tree.get("edges", [])}
+    nodes = Finder(tree.get("nodes", []), "id")
+    incoming = Finder(tree.get("edges", []), "target")
     if len(set(path)) != len(path):
         raise SpecError("invalidTree", "the path visits a node twice (a cycle)")
     steps: list[Step] = []
@@ -56,7 +57,7 @@ def content_text(content: object) -> str:
     return ""
 
 
-def _edge_from(incoming: dict[str, Json], previous: str, node_id: str) -> Json:
+def _edge_from(incoming: Finder, previous: str, node_id: str) -> Json:
     edge = incoming.get(node_id)
     if edge is None or not _has_primary(edge["sources"], previous):
         raise SpecError("invalidTree", f"no edge leads from {previous!r} to {node_id!r} as its primary source")
@@ -71,7 +72,7 @@ def _has_primary(sources: list[Json], node_id: str) -> bool:
     return False
 
 
-def _step(nodes: dict[str, Json], node: Json, edge: Json | None) -> Step:
+def _step(nodes: Finder, node: Json, edge: Json | None) -> Step:
     excluded = _hidden(node) or (edge is not None and _hidden_by_annotation(edge, node))
     if edge is None or len(edge["sources"]) == 1:  # the common edge: its one source is the primary (checked by _edge_from)
         return Step(node, excluded)
@@ -83,7 +84,7 @@ def _hidden_by_annotation(edge: Json, node: Json) -> bool:
     return edge.get("edgeType") == "annotation" and (node.get("metadata") or _NO_METADATA).get("excluded") is not False
 
 
-def _extra(nodes: dict[str, Json], sources: list[Json], role: str) -> tuple[Json, ...]:
+def _extra(nodes: Finder, sources: list[Json], role: str) -> tuple[Json, ...]:
     chosen = (nodes.get(s["nodeId"]) for s in sources if s.get("role", "primary") == role)
     return tuple(node for node in chosen if node is not None and not _hidden(node))
 
