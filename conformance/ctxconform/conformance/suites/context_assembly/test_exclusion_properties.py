@@ -53,7 +53,7 @@ def trees(draw: st.DrawFn, mode: str, strategy: str) -> Tree:
         edges.append(edge(f"n{draw(st.integers(0, len(hows) - 1))}", f"s{b}"))
         hidden[side] = "side"
     settings = {"truncationStrategy": strategy, "tokenBuffer": 0}
-    request = {"tree": {"mode": mode, "nodes": nodes, "edges": edges}, "path": [f"n{i}" for i in range(len(hows))]}
+    request: Json = {"tree": {"mode": mode, "nodes": nodes, "edges": edges}, "path": [f"n{i}" for i in range(len(hows))]}
     request |= {"settings": settings, "modelContextLimit": draw(st.integers(40, 600))}
     return Tree(request, hidden, [text for text in texts if text not in hidden])
 
