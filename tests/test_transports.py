@@ -50,6 +50,18 @@ def test_both_transports_carry_calls_and_restarts_keep_state(adapter: str, tmp_p
     assert implementation.restarts == 1
 
 
+@pytest.mark.parametrize("adapter", ["reference", f"stdio:{sys.executable} -m ctxconform.reference.stdio"])
+def test_a_lone_surrogate_in_the_arguments_reaches_the_implementation(adapter: str, tmp_path: Path) -> None:
+    """Text that is not valid Unicode travels as a JSON escape and gets the spec's answer, not a harness failure."""
+    implementation = connect(parse_adapter(adapter), tmp_path, timeout=10)
+    implementation.start()
+    create(implementation)
+    context = {"session_id": "s1", "participant": "orchestrator"}
+    reply = implementation.call(SC, "shared_context", {"action": "write", "key": "k\ud800", "value": "v"}, context)
+    implementation.stop()
+    assert reply.code == "INVALID_KEY"
+
+
 def test_a_hanging_child_gives_timeout_and_fails_fast_afterwards(tmp_path: Path) -> None:
     """A child that never answers a call gives TIMEOUT; later calls fail at once until a restart."""
     implementation = child("hang", tmp_path, timeout=0.5)

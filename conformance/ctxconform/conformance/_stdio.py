@@ -109,7 +109,7 @@ class StdioTransport:
         process = self._process
         assert process is not None, "harness bug: exchange before open"
         assert process.stdin is not None
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        data = json.dumps(message, separators=(",", ":")).encode() + b"\n"  # ASCII escapes carry lone surrogates too
         try:
             process.stdin.write(data)
             process.stdin.flush()

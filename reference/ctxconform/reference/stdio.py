@@ -28,7 +28,7 @@ def serve(reference: Reference, lines: TextIO, out: TextIO) -> None:
             # Not a protocol message: there is no seq to answer, so say so on stderr and keep serving.
             sys.stderr.write(f"ctxconform reference: ignored a line that is not a protocol message ({type(error).__name__})\n")
             continue
-        out.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
+        out.write(json.dumps(reply, separators=(",", ":")) + "\n")  # ASCII escapes: a lone surrogate in a reply stays writable
         out.flush()
         if reply.get("type") == "stopped":
             return
