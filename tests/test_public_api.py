@@ -31,10 +31,23 @@ PUBLIC = {
         "DEFAULT_MINIMUM_RECENT", "DEFAULT_MODEL_LIMIT", "DEFAULT_STRATEGY", "DEFAULT_TOKEN_BUFFER", "MARKER",
         "SPEC_VERSION", "assemble", "estimate",
     ],
+    "ctxconform.reference.context_snapshot": [
+        "ALGORITHMS", "ANCHOR_PREFIX", "FEATURES", "KINDS", "MAX_CONTENT_BYTES", "MAX_PATH", "PREVIEW_LIMIT",
+        "RETENTION_STRATEGIES", "SPEC_VERSION", "STRATEGIES", "UPLOADS_REF", "Actor", "ContextSnapshotHandler",
+        "ContextSnapshots", "GitRepository", "Header", "Item", "Kind", "ObjectId", "Repositories", "Snapshot",
+        "SnapshotStore", "blob_id",
+    ],
     "ctxconform.reference.stdio": ["main", "serve"],
+    "ctxconform.reference.content_provider": [
+        "CLASSIFICATIONS", "SPEC_VERSION", "TOOL_CALL_MANIFEST", "CompletionTrace", "ComposedRequest", "ContentProvider",
+        "ContentProviderHandler", "ContentProviders", "Execution", "MemoryProviderStore", "ProviderStore", "Register",
+        "SQLiteProviderStore", "TokenTotals", "ToolCall", "compose", "from_document", "open_handler", "open_provider_store",
+        "to_document",
+    ],
     "ctxconform.reference.mutants": [
-        "MUTANTS", "Mutant", "accepts_long_keys", "keeps_annotation_nodes", "log_oldest_first", "notes_truncate_at_50",
-        "tree_context_first", "truncates_system_context", "versions_do_not_increment",
+        "MUTANTS", "Mutant", "accepts_long_keys", "clears_session_on_compose", "consumes_before_delivery",
+        "hashes_without_header", "keeps_annotation_nodes", "log_oldest_first",
+        "notes_truncate_at_50", "tree_context_first", "truncates_system_context", "versions_do_not_increment",
     ],
 }  # fmt: skip
 

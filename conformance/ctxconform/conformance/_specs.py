@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,10 +45,31 @@ def _read_context_folders(state_dir: Path) -> dict[str, Any]:
     }
 
 
+def _context_snapshot_repositories(state_dir: Path) -> dict[str, Any]:
+    # Two empty bare repositories, one per object format: the implementation stores blobs there and the suite runs git
+    # in them. Without git they stay plain folders, and the suite's tests say that git is missing.
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+    repositories = {}
+    for option, object_format in (("repository", "sha1"), ("repository_sha256", "sha256")):
+        path = state_dir / "context-snapshot" / f"{object_format}.git"
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            subprocess.run(  # noqa: S603 - fixed program, arguments passed as a list
+                ["git", "init", "--quiet", "--bare", f"--object-format={object_format}", str(path)],  # noqa: S607
+                check=True,
+                capture_output=True,
+                timeout=30,
+                env=environment,
+            )
+        repositories[option] = str(path)
+    return repositories
+
+
 SPECS: Final[dict[str, SpecSuite]] = {
     "shared-context": SpecSuite("shared-context", "shared_context"),
     "read-context": SpecSuite("read-context", "read_context", _read_context_folders),
     "context-assembly": SpecSuite("context-assembly", "context_assembly"),
+    "context-snapshot": SpecSuite("context-snapshot", "context_snapshot", _context_snapshot_repositories),
+    "content-provider": SpecSuite("content-provider", "content_provider"),
 }
 
 

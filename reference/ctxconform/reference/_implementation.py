@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from ctxconform.reference.content_provider import open_handler as open_content_provider
 from ctxconform.reference.context_assembly import SPEC_VERSION as ASSEMBLY_VERSION
 from ctxconform.reference.context_assembly import assemble
+from ctxconform.reference.context_snapshot import ContextSnapshotHandler
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.read_context import SPEC_VERSION as READ_CONTEXT_VERSION
 from ctxconform.reference.read_context import ReadContext
@@ -134,6 +136,8 @@ class Reference:
     shared_context: Callable[[Store], SharedContext] = SharedContext
     read_context: Callable[[Path, Path], ReadContext] = ReadContext
     context_assembly: Callable[[], ContextAssemblyHandler] = ContextAssemblyHandler
+    context_snapshot: Callable[[Path, Json], SpecHandler] = ContextSnapshotHandler.from_options
+    content_provider: Callable[[Path, str | None], SpecHandler] = open_content_provider
     handlers: dict[str, SpecHandler] = field(default_factory=dict)
 
     def handle(self, message: Json) -> Json:
@@ -157,6 +161,8 @@ class Reference:
         url = self.store_url or f"sqlite:///{state_dir / 'shared-context.sqlite3'}"
         self.handlers["shared-context"] = SharedContextHandler(self.shared_context(open_store(url)))
         self.handlers["context-assembly"] = self.context_assembly()
+        self.handlers["context-snapshot"] = self.context_snapshot(state_dir, options.get("context-snapshot") or {})
+        self.handlers["content-provider"] = self.content_provider(state_dir, self.store_url)
         folders = options.get("read-context") or {}
         self.handlers["read-context"] = ReadContextHandler.from_options(state_dir, folders, self.read_context)
         return {

@@ -65,4 +65,22 @@ MUTANTS: tuple[Mutant, ...] = (
         ("context-assembly/exclusion-filtering/annotation-edge-excluded",),
         "nodes reached through annotation edges stay in the context",
     ),
+    Mutant(
+        "clears_session_on_compose",
+        "content-provider",
+        ("content-provider/4.3/session-not-cleared",),
+        "composing a request empties every Session register",
+    ),
+    Mutant(
+        "consumes_before_delivery",
+        "content-provider",
+        ("content-provider/4.3/consumable-kept-until-delivered",),
+        "composing a request clears the Consumable items it carries before delivery succeeded",
+    ),
+    Mutant(
+        "hashes_without_header",
+        "context-snapshot",
+        ("context-snapshot/items/blob-git-hash", "context-snapshot/items/blob-sha256"),
+        "blob ids hash the content alone, without Git's `blob <size>` header",
+    ),
 )

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ctxconform.reference.exceptions import StoreError
+from ctxconform.reference._sqlite import Database
 from ctxconform.reference.shared_context._model import Entry, Metadata, Session, SessionState
 from ctxconform.reference.shared_context._store import Transaction
 
@@ -42,34 +41,17 @@ class SQLiteStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # FULL: a write acknowledged to an agent is on disk, even if the machine loses power next.
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
-        except (OSError, sqlite3.Error) as error:
-            raise StoreError(
-                f"sqlite:///{path}", f"cannot open the database ({error}); check the path is a writable file"
-            ) from error
-        self._lock = threading.Lock()
+        self._database = Database(path, _SCHEMA)
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
         """Run one atomic step: committed when the block ends, rolled back if it raises."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield _SQLiteTransaction(self._db)
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with self._database.transaction() as db:
+            yield _SQLiteTransaction(db)
 
     def close(self) -> None:
         """Close the database file."""
-        self._db.close()
+        self._database.close()
 
 
 class _SQLiteTransaction:

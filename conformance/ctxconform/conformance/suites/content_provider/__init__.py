@@ -1,0 +1,1 @@
+"""The content-provider (AGN-030) conformance suite."""

@@ -1,0 +1,267 @@
+"""Bad input: wrong types, missing and extra fields, unknown ops, blank paths, malformed ids, huge and invalid-Unicode values.
+
+Every one gets a spec error, never a crash, and leaves the snapshot it names as it was.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Final
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from ctxconform.conformance.suites.context_snapshot.client import ACTOR, HASH, HOLDS, ITEM, RECORD, Snapshots, require
+
+requirement = pytest.mark.requirement
+
+CHOOSES: Final = "context-snapshot/blob-retention/application-chooses-strategy"
+KIND_ENUM: Final = "context-snapshot/enums/context-item-kind"
+SHAPES: Final = {
+    "create_snapshot": RECORD,
+    "add_item": ITEM,
+    "set_item_content": ITEM,
+    "remove_item": ITEM,
+    "finalize": RECORD,
+    "get_snapshot": RECORD,
+    "hash_content": HASH,
+    "read_blob": HOLDS,
+    "retain": CHOOSES,
+}
+HUGE: Final = "h" * 1_000_000
+SURROGATES: Final = ("\ud800", "a\udc00b", "\ud83d")
+ITEM_ARGS: Final = {"kind": "snippet", "path": "p", "content": {"text": "x"}}
+MALFORMED_IDS: Final = [
+    "",
+    "abc",
+    "0" * 39,
+    "0" * 41,
+    "E69DE29BB2D1D6434B8B29AE775AD8C2E48C5391",
+    "g" * 40,
+    "0" * 63,
+    " " + "0" * 40,
+    "0" * 40 + "\n",
+    123,
+    None,
+    [0] * 20,
+    {"Sha1": [1] * 19},
+    {"Sha1": [256] * 20},
+    {"Sha1": [-1] * 20},
+    {"Sha1": [True] * 20},
+    {"Sha1": ["00"] * 20},
+    {"Sha256": [0] * 20},
+    {"sha1": [0] * 20},
+    {"Sha1": [0] * 20, "Sha256": [0] * 32},
+    {},
+]
+
+
+def create_cases() -> dict[str, object]:
+    """Malformed create_snapshot arguments."""
+    base: dict[str, Any] = {"created_by": ACTOR, "selection_strategy": "explicit"}
+    return {
+        "null": None,
+        "list": [],
+        "string": "create",
+        "no-created-by": {"selection_strategy": "explicit"},
+        "no-strategy": {"created_by": ACTOR},
+        "caller-sets-object-id": {**base, "object_id": str(uuid.uuid4())},
+        "caller-sets-created-at": {**base, "created_at": "2026-01-01T00:00:00Z"},
+        "created-by-string": {**base, "created_by": "agent:1"},
+        "created-by-no-id": {**base, "created_by": {"kind": "agent"}},
+        "created-by-extra": {**base, "created_by": {**ACTOR, "role": "x"}},
+        "created-by-id-number": {**base, "created_by": {"kind": "agent", "id": 7}},
+        "created-by-blank-kind": {**base, "created_by": {"kind": " ", "id": "a"}},
+        "created-by-huge-id": {**base, "created_by": {"kind": "agent", "id": HUGE}},
+        "summary-number": {**base, "summary": 3},
+        "summary-huge": {**base, "summary": HUGE},
+        "summary-null": {**base, "summary": None},
+        "display-name-null": {**base, "created_by": {**ACTOR, "display_name": None}},
+        "algorithm-md5": {**base, "algorithm": "md5"},
+        "algorithm-upper": {**base, "algorithm": "SHA1"},
+    }
+
+
+def item_cases(draft: str) -> dict[str, object]:
+    """Malformed add_item arguments aimed at the draft."""
+    base: dict[str, Any] = {"snapshot_id": draft, **ITEM_ARGS}
+    cases: dict[str, object] = {
+        "null": None,
+        "no-snapshot-id": ITEM_ARGS,
+        "no-kind": {k: v for k, v in base.items() if k != "kind"},
+        "no-path": {k: v for k, v in base.items() if k != "path"},
+        "path-number": {**base, "path": 42},
+        "path-null": {**base, "path": None},
+        "path-list": {**base, "path": ["src", "main.rs"]},
+        "path-4097": {**base, "path": "p" * 4097},
+        "path-huge": {**base, "path": HUGE},
+        "kind-huge-other": {**base, "kind": {"other": HUGE}},
+        "caller-sets-blob": {**base, "blob": "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"},
+        "content-string": {**base, "content": "x"},
+        "content-empty-object": {**base, "content": {}},
+        "content-text-number": {**base, "content": {"text": 1}},
+        "content-both-forms": {**base, "content": {"text": "a", "base64": "YQ=="}},
+        "content-not-base64": {**base, "content": {"base64": "not base64!"}},
+        "content-base64-unpadded": {**base, "content": {"base64": "YQ"}},
+        "content-base64-newline": {**base, "content": {"base64": "YQ==\n"}},
+        "content-bytes-list": {**base, "content": {"bytes": [1, 2]}},
+        "preview-number": {**base, "preview": 5},
+        "preview-null": {**base, "preview": None},
+    }
+    cases |= {f"snapshot-id-{name}": {**base, "snapshot_id": value} for name, value in BAD_IDS.items()}
+    return cases
+
+
+BAD_IDS: Final = {"number": 42, "null": None, "huge": HUGE}
+
+
+def other_cases(draft: str) -> dict[str, tuple[str, object]]:
+    """Malformed arguments of the other operations."""
+    return {
+        "set-content-index-negative": ("set_item_content", {"snapshot_id": draft, "index": -1, "content": {"text": "x"}}),
+        "set-content-index-string": ("set_item_content", {"snapshot_id": draft, "index": "0", "content": {"text": "x"}}),
+        "set-content-index-float": ("set_item_content", {"snapshot_id": draft, "index": 0.5, "content": {"text": "x"}}),
+        "set-content-index-bool": ("set_item_content", {"snapshot_id": draft, "index": False, "content": {"text": "x"}}),
+        "set-content-no-content": ("set_item_content", {"snapshot_id": draft, "index": 0}),
+        "set-content-null-content": ("set_item_content", {"snapshot_id": draft, "index": 0, "content": None}),
+        "remove-index-negative": ("remove_item", {"snapshot_id": draft, "index": -1}),
+        "remove-no-index": ("remove_item", {"snapshot_id": draft}),
+        "remove-extra": ("remove_item", {"snapshot_id": draft, "index": 0, "path": "p"}),
+        "finalize-extra": ("finalize", {"snapshot_id": draft, "force": True}),
+        "finalize-list": ("finalize", [draft]),
+        "get-extra": ("get_snapshot", {"snapshot_id": draft, "items": []}),
+        "hash-no-content": ("hash_content", {"algorithm": "sha1"}),
+        "hash-md5": ("hash_content", {"content": {"text": "x"}, "algorithm": "md5"}),
+        "hash-extra": ("hash_content", {"content": {"text": "x"}, "store": True}),
+        "hash-content-huge-base64-garbage": ("hash_content", {"content": {"base64": "!" * 100_000}}),
+        "read-blob-extra": ("read_blob", {"blob": "0" * 40, "algorithm": "sha1"}),
+        "read-blob-missing": ("read_blob", {}),
+        "retain-no-strategy": ("retain", {"snapshot_id": draft}),
+    }
+
+
+def unicode_cases(draft: str, text: str) -> dict[str, tuple[str, object]]:
+    """Arguments holding text that is not valid Unicode (a lone surrogate)."""
+    item: dict[str, Any] = {"snapshot_id": draft, **ITEM_ARGS}
+    return {
+        "path": ("add_item", {**item, "path": text}),
+        "preview": ("add_item", {**item, "preview": text}),
+        "content": ("add_item", {**item, "content": {"text": text}}),
+        "kind-other": ("add_item", {**item, "kind": {"other": text}}),
+        "set-content": ("set_item_content", {"snapshot_id": draft, "index": 0, "content": {"text": text}}),
+        "summary": ("create_snapshot", {"created_by": ACTOR, "selection_strategy": "explicit", "summary": text}),
+        "created-by": ("create_snapshot", {"created_by": {"kind": "agent", "id": text}, "selection_strategy": "heuristic"}),
+        "hash": ("hash_content", {"content": {"text": text}}),
+    }
+
+
+def draft_with_item(snapshots: Snapshots) -> tuple[str, dict[str, Any]]:
+    """A draft holding one item, and how it reads back."""
+    draft = snapshots.with_items([("snippet", "kept", b"kept")], finalize=False)
+    return draft, snapshots.get(draft)
+
+
+def refused_unchanged(snapshots: Snapshots, op: str, args: object, draft: str, before: dict[str, Any], *codes: str) -> None:
+    """The call is refused with one of `codes` and the draft reads back as before."""
+    snapshots.send(op, args).refused(SHAPES[op], *codes)
+    after = snapshots.get(draft)
+    require(after == before, SHAPES[op], f"a refused {op} changed the snapshot: {before} became {after}")
+
+
+@requirement(RECORD)
+@pytest.mark.parametrize("case", list(create_cases()))
+def test_malformed_create_is_refused(snapshots: Snapshots, case: str) -> None:
+    """create_snapshot with wrong types, missing or extra fields, or huge values is INVALID_REQUEST."""
+    snapshots.send("create_snapshot", create_cases()[case]).refused(RECORD, "INVALID_REQUEST")
+
+
+@requirement(ITEM, KIND_ENUM)
+@pytest.mark.parametrize("case", list(item_cases("")))
+def test_malformed_add_item_is_refused_and_changes_nothing(snapshots: Snapshots, case: str) -> None:
+    """add_item with wrong types, missing or extra fields, malformed content or huge values is refused; the draft is unchanged."""
+    draft, before = draft_with_item(snapshots)
+    extra = ("SNAPSHOT_NOT_FOUND",) if case.startswith("snapshot-id") else ()
+    refused_unchanged(snapshots, "add_item", item_cases(draft)[case], draft, before, "INVALID_REQUEST", *extra)
+
+
+@requirement(*SHAPES.values())
+@pytest.mark.parametrize("case", list(other_cases("")))
+def test_malformed_arguments_of_the_other_operations_are_refused(snapshots: Snapshots, case: str) -> None:
+    """set_item_content, remove_item, finalize, get_snapshot, hash_content, read_blob and retain refuse malformed arguments."""
+    draft, before = draft_with_item(snapshots)
+    op, args = other_cases(draft)[case]
+    refused_unchanged(snapshots, op, args, draft, before, "INVALID_REQUEST")
+
+
+@requirement(HOLDS)
+@pytest.mark.parametrize("blob", MALFORMED_IDS, ids=[f"id{i}" for i in range(len(MALFORMED_IDS))])
+def test_a_malformed_blob_id_is_refused(snapshots: Snapshots, blob: object) -> None:
+    """read_blob of something that is neither 40/64 lowercase hex digits nor a tagged byte array is INVALID_REQUEST."""
+    snapshots.send("read_blob", {"blob": blob}).refused(HOLDS, "INVALID_REQUEST")
+
+
+@requirement(RECORD, ITEM)
+@pytest.mark.parametrize("op", ["get_snapshot", "finalize", "remove_item"])
+@pytest.mark.parametrize("snapshot_id", ["not-a-uuid", "", "00000000-0000-0000-0000-00000000000g", "{" + "0" * 32 + "}"])
+def test_a_malformed_snapshot_id_is_refused(snapshots: Snapshots, op: str, snapshot_id: str) -> None:
+    """A snapshot_id that is not a UUID is INVALID_REQUEST (or, it naming nothing, SNAPSHOT_NOT_FOUND)."""
+    args: dict[str, Any] = {"snapshot_id": snapshot_id} | ({"index": 0} if op == "remove_item" else {})
+    snapshots.send(op, args).refused(SHAPES[op], "INVALID_REQUEST", "SNAPSHOT_NOT_FOUND")
+
+
+@requirement(ITEM)
+@pytest.mark.parametrize("op", ["set_item_content", "remove_item"])
+@pytest.mark.parametrize("index", [1, 2, 10**9])
+def test_an_index_past_the_items_is_not_found(snapshots: Snapshots, op: str, index: int) -> None:
+    """set_item_content and remove_item past the last item are ITEM_NOT_FOUND; the draft is unchanged."""
+    draft, before = draft_with_item(snapshots)
+    args: dict[str, Any] = {"snapshot_id": draft, "index": index} | (
+        {"content": {"text": "x"}} if op == "set_item_content" else {}
+    )
+    refused_unchanged(snapshots, op, args, draft, before, "ITEM_NOT_FOUND")
+
+
+@requirement(*SHAPES.values())
+@pytest.mark.parametrize("text", SURROGATES, ids=["high", "low-inside", "emoji-half"])
+@pytest.mark.parametrize("case", list(unicode_cases("", "")))
+def test_text_that_is_not_unicode_is_refused(snapshots: Snapshots, case: str, text: str) -> None:
+    """A lone surrogate (such as U+D800) in any text field is a spec error; the draft is unchanged."""
+    draft, before = draft_with_item(snapshots)
+    op, args = unicode_cases(draft, text)[case]
+    refused_unchanged(snapshots, op, args, draft, before)
+
+
+@requirement(RECORD)
+@pytest.mark.parametrize("op", ["delete_snapshot", "CREATE_SNAPSHOT", "finalise", "list_snapshots", "gc", "context_snapshot"])
+def test_an_unknown_operation_is_refused(snapshots: Snapshots, op: str) -> None:
+    """An operation the spec does not have is UNKNOWN_OP."""
+    snapshots.send(op, {}).refused(RECORD, "UNKNOWN_OP")
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
+    max_leaves=8,
+)
+
+
+@requirement(*SHAPES.values())
+@given(
+    op=st.sampled_from(list(SHAPES)),
+    args=st.dictionaries(st.sampled_from(["kind", "path", "content", "index", "blob", "x"]), json_values),
+    aim=st.booleans(),
+)
+@example(op="add_item", args={"kind": "file", "path": ""}, aim=True)
+@example(op="retain", args={"strategy": None}, aim=True)
+def test_arbitrary_arguments_never_crash_or_change_a_draft(
+    snapshots: Snapshots, op: str, args: dict[str, Any], aim: bool
+) -> None:
+    """Random JSON arguments, aimed at a draft or not: a spec error (or a valid result), never a crash, never a changed draft."""
+    draft, before = draft_with_item(snapshots)
+    outcome = snapshots.send(op, {**args, "snapshot_id": draft} if aim else args)
+    if outcome.ok:
+        outcome.result()
+        return
+    after = snapshots.get(draft)
+    require(after == before, SHAPES[op], f"a refused {op} changed the snapshot")

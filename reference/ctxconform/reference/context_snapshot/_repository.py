@@ -1,0 +1,94 @@
+"""The Git repository blobs are stored in: written with `git hash-object -w`, read with `git cat-file --batch`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ctxconform.reference.context_snapshot._git import run_git
+from ctxconform.reference.context_snapshot._objects import Algorithm, ObjectId, blob_id
+from ctxconform.reference.exceptions import StoreError
+
+__all__ = ["GitRepository", "Repositories"]
+
+
+@dataclass(frozen=True)
+class GitRepository:
+    """One repository of one object format (SHA-1 or SHA-256)."""
+
+    path: Path
+    algorithm: Algorithm
+
+    @classmethod
+    def open(cls, path: Path, algorithm: Algorithm) -> GitRepository:
+        """Open the repository at `path`; an empty or missing folder becomes a bare repository of that format."""
+        if not _owns_repository(path):
+            if path.exists() and any(path.iterdir()):
+                raise StoreError(str(path), "not a Git repository and not empty; give a repository or an empty folder")
+            path.mkdir(parents=True, exist_ok=True)
+            run_git(path, "init", "--quiet", "--bare", f"--object-format={algorithm}", ".")
+        actual = run_git(path, "rev-parse", "--show-object-format").decode().strip()
+        if actual != algorithm:
+            raise StoreError(str(path), f"the repository's object format is {actual}, not {algorithm}; give a {algorithm} one")
+        return cls(path, algorithm)
+
+    def run(self, *args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None) -> bytes:
+        """Run a git command in this repository."""
+        return run_git(self.path, *args, stdin=stdin, env=env)
+
+    def object_id(self, content: bytes) -> ObjectId:
+        """The id this repository gives a blob of `content`."""
+        return blob_id(content, self.algorithm)
+
+    def write_blob(self, content: bytes) -> ObjectId:
+        """Store `content` as a blob (a no-op when Git already has it) and return its id."""
+        written = self.run("hash-object", "-w", "--no-filters", "--stdin", stdin=content).decode().strip()
+        expected = blob_id(content, self.algorithm)
+        if written != expected.hex:
+            raise StoreError(str(self.path), f"git stored the blob as {written}, expected {expected.hex}")
+        return expected
+
+    def read_blob(self, oid: ObjectId) -> bytes | None:
+        """The content of a blob, or None when the repository holds no blob with this id."""
+        output = self.run("cat-file", "--batch", stdin=f"{oid.hex}\n".encode())
+        header, _, rest = output.partition(b"\n")
+        fields = header.split()
+        if len(fields) != 3 or fields[1] != b"blob":  # noqa: PLR2004 - "<id> <type> <size>"
+            return None
+        return rest[: int(fields[2])]
+
+    def missing(self, oids: Iterable[ObjectId]) -> list[ObjectId]:
+        """Those of `oids` this repository does not hold as blobs."""
+        wanted = list(dict.fromkeys(oids))
+        if not wanted:
+            return []
+        output = self.run("cat-file", "--batch-check", stdin="".join(f"{o.hex}\n" for o in wanted).encode())
+        lines = output.decode().splitlines()
+        return [oid for oid, line in zip(wanted, lines, strict=True) if line.split()[1:2] != ["blob"]]
+
+
+def _owns_repository(path: Path) -> bool:
+    # A folder inside another repository's work tree must not be mistaken for that repository.
+    if not path.is_dir():
+        return False
+    try:
+        git_dir = Path(run_git(path, "rev-parse", "--absolute-git-dir").decode().strip())
+    except StoreError:
+        return False
+    return git_dir.resolve() in (path.resolve(), (path / ".git").resolve())
+
+
+@dataclass
+class Repositories:
+    """The repository of each object format, opened (and initialized if need be) on first use."""
+
+    paths: Mapping[Algorithm, Path]
+    opener: Callable[[Path, Algorithm], GitRepository] = GitRepository.open
+    _opened: dict[Algorithm, GitRepository] = field(default_factory=dict)
+
+    def __call__(self, algorithm: Algorithm) -> GitRepository:
+        """The repository that stores blobs of `algorithm`."""
+        if algorithm not in self._opened:
+            self._opened[algorithm] = self.opener(self.paths[algorithm], algorithm)
+        return self._opened[algorithm]
