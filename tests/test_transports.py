@@ -126,6 +126,51 @@ def test_stop_leaves_no_process_behind(tmp_path: Path) -> None:
         os.kill(pid, 0)
 
 
+def test_half_a_line_then_a_stall_gives_timeout_and_no_process_is_left(tmp_path: Path) -> None:
+    """A child that writes part of a reply and stalls is a TIMEOUT; stop still ends it."""
+    implementation = child("half-line", tmp_path, timeout=0.5)
+    pid = implementation._transport._process.pid  # type: ignore[attr-defined]
+    with pytest.raises(ImplementationTimeout):
+        create(implementation)
+    implementation.stop()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_a_child_flooding_stderr_still_gets_its_replies_read(tmp_path: Path) -> None:
+    """Megabytes on stderr before every reply never block the child or the harness."""
+    implementation = child("flood-stderr", tmp_path)
+    assert create(implementation).ok  # type: ignore[attr-defined]
+    assert create(implementation).code == "SESSION_EXISTS"  # type: ignore[attr-defined]
+    implementation.stop()
+
+
+def test_a_50_mb_reply_is_read_whole(tmp_path: Path) -> None:
+    """A reply line of 50 MB is read in full and handed to the test, not cut or refused."""
+    implementation = child("huge", tmp_path, timeout=30)
+    reply = create(implementation)
+    implementation.stop()
+    assert len(reply.result["padding"]) == 50_000_000  # type: ignore[attr-defined]
+
+
+def test_a_slow_start_within_the_timeout_is_waited_for(tmp_path: Path) -> None:
+    """A child that takes two seconds to start is waited for when the timeout allows it."""
+    implementation = child("slow-start", tmp_path, timeout=5)
+    assert create(implementation).ok  # type: ignore[attr-defined]
+    implementation.stop()
+
+
+def test_a_child_that_ignores_stop_is_ended_in_bounded_time(tmp_path: Path) -> None:
+    """Stopping ends a child that never answers stop, within seconds, and leaves no process."""
+    implementation = child("ignores-stop", tmp_path)
+    pid = implementation._transport._process.pid  # type: ignore[attr-defined]
+    started = time.monotonic()
+    implementation.stop()
+    assert time.monotonic() - started < 15
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
