@@ -44,11 +44,7 @@ PUBLIC = {
         "SQLiteProviderStore", "TokenTotals", "ToolCall", "compose", "from_document", "open_handler", "open_provider_store",
         "to_document",
     ],
-    "ctxconform.reference.mutants": [
-        "MUTANTS", "Mutant", "accepts_long_keys", "clears_session_on_compose", "consumes_before_delivery",
-        "hashes_without_header", "keeps_annotation_nodes", "log_oldest_first",
-        "notes_truncate_at_50", "tree_context_first", "truncates_system_context", "versions_do_not_increment",
-    ],
+    "ctxconform.reference.mutants": ["MUTANTS", "Mutant", "mutant_named"],
 }  # fmt: skip
 
 

@@ -57,6 +57,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ctxconform-max-restarts", type=int, default=5, help="how often a broken implementation is restarted")
     group.addoption("--ctxconform-progress", action="store_true", help="print a compact progress line on stderr")
     group.addoption("--ctxconform-collect", default=None, help="write each collected test's requirement ids to this file")
+    group.addoption(
+        "--ctxconform-requirement", action="append", default=[], help="run only the tests naming this requirement id (repeatable)"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -78,22 +81,26 @@ def requirement_ids(item: pytest.Item) -> tuple[str, ...]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Refuse unknown requirement ids, and deselect tests below the requested level."""
+    """Refuse unknown requirement ids; deselect tests below the requested level or not naming a requested requirement."""
     listing = config.getoption("--ctxconform-collect")
     if listing:
         _write_listing(Path(listing), items)
         return
     level = config.getoption("--ctxconform-level")
+    wanted = frozenset(_lookup(rid).id for rid in config.getoption("--ctxconform-requirement"))
     keep, drop = [], []
     for item in items:
-        requirements = [_lookup(rid) for rid in requirement_ids(item)]
-        if requirements and not any(r.at_least(level) for r in requirements):
-            drop.append(item)
-        else:
-            keep.append(item)
+        (keep if _selected(item, level, wanted) else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+def _selected(item: pytest.Item, level: str, wanted: frozenset[str]) -> bool:
+    requirements = [_lookup(rid) for rid in requirement_ids(item)]
+    if requirements and not any(r.at_least(level) for r in requirements):
+        return False
+    return not wanted or bool(wanted & {r.id for r in requirements})
 
 
 def _write_listing(path: Path, items: list[pytest.Item]) -> None:

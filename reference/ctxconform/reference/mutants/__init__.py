@@ -1,28 +1,41 @@
-"""Mutants of the reference: each breaks exactly one requirement, to prove the suite catches it.
+"""Mutants of the reference: each breaks exactly one behaviour, to prove the suite catches it.
 
 Name one as an adapter: ``python:ctxconform.reference.mutants:versions_do_not_increment``.
 """
 
 from __future__ import annotations
 
-from ctxconform.reference.mutants._catalogue import MUTANTS, Mutant
-from ctxconform.reference.mutants._content_provider import clears_session_on_compose, consumes_before_delivery
-from ctxconform.reference.mutants._context_assembly import keeps_annotation_nodes, tree_context_first, truncates_system_context
-from ctxconform.reference.mutants._context_snapshot import hashes_without_header
-from ctxconform.reference.mutants._read_context import log_oldest_first, notes_truncate_at_50
-from ctxconform.reference.mutants._shared_context import accepts_long_keys, versions_do_not_increment
+from ctxconform.reference.mutants import (
+    _content_provider,
+    _context_assembly,
+    _context_snapshot,
+    _read_context,
+    _shared_context,
+)
+from ctxconform.reference.mutants._catalogue import Factory, Mutant
 
-__all__ = [
-    "MUTANTS",
-    "Mutant",
-    "accepts_long_keys",
-    "clears_session_on_compose",
-    "consumes_before_delivery",
-    "hashes_without_header",
-    "keeps_annotation_nodes",
-    "log_oldest_first",
-    "notes_truncate_at_50",
-    "tree_context_first",
-    "truncates_system_context",
-    "versions_do_not_increment",
-]
+__all__ = ["MUTANTS", "Mutant", "mutant_named"]
+
+MUTANTS: tuple[Mutant, ...] = (
+    *_shared_context.MUTANTS,
+    *_read_context.MUTANTS,
+    *_context_assembly.MUTANTS,
+    *_content_provider.MUTANTS,
+    *_context_snapshot.MUTANTS,
+)
+_BY_NAME = {m.name: m for m in MUTANTS}
+if len(_BY_NAME) != len(MUTANTS):
+    raise RuntimeError("two mutants share a name: rename one")
+
+
+def mutant_named(name: str) -> Mutant:
+    """Return the mutant called `name`; raise KeyError when there is none."""
+    return _BY_NAME[name]
+
+
+def __getattr__(name: str) -> Factory:
+    # So that `python:ctxconform.reference.mutants:NAME` reaches each mutant's factory.
+    try:
+        return _BY_NAME[name].factory
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no mutant {name!r}") from None

@@ -6,8 +6,11 @@ from functools import partial
 
 from ctxconform.reference._implementation import Reference
 from ctxconform.reference.content_provider import ComposedRequest, ContentProviders, open_handler
+from ctxconform.reference.mutants._catalogue import Mutant, mutant
 
-__all__ = ["clears_session_on_compose", "consumes_before_delivery"]
+__all__ = ["MUTANTS"]
+
+MUTANTS: list[Mutant] = []
 
 
 class _ClearsSession(ContentProviders):
@@ -29,11 +32,13 @@ class _ConsumesEarly(ContentProviders):
         return composed
 
 
+@mutant("content-provider/4.3/session-not-cleared", catalogue=MUTANTS)
 def clears_session_on_compose() -> Reference:
     """The reference, except that composing a request also empties every Session register."""
     return Reference(name="mutant:clears_session_on_compose", content_provider=partial(open_handler, service=_ClearsSession))
 
 
+@mutant("content-provider/4.3/consumable-kept-until-delivered", catalogue=MUTANTS)
 def consumes_before_delivery() -> Reference:
     """The reference, except that composing a request clears the Consumable items it carries, before any delivery."""
     return Reference(name="mutant:consumes_before_delivery", content_provider=partial(open_handler, service=_ConsumesEarly))

@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ctxconform.reference._implementation import ContextAssemblyHandler, Reference
+from ctxconform.reference.mutants._catalogue import Mutant, mutant
 
-__all__ = ["keeps_annotation_nodes", "tree_context_first", "truncates_system_context"]
+__all__ = ["MUTANTS"]
+
+MUTANTS: list[Mutant] = []
 
 Json = dict[str, Any]
 
@@ -53,16 +56,19 @@ def _with(handler: ContextAssemblyHandler, name: str) -> Reference:
     return Reference(name=f"mutant:{name}", context_assembly=lambda: handler)
 
 
+@mutant("context-assembly/guarantees/system-context-never-truncated", catalogue=MUTANTS)
 def truncates_system_context() -> Reference:
     """The reference, except that a truncated result also loses half of its system context."""
     return _with(_TruncatesSystem(), "truncates_system_context")
 
 
+@mutant("context-assembly/system-context-combination/agent-before-tree", catalogue=MUTANTS)
 def tree_context_first() -> Reference:
     """The reference, except that tree-level system context comes before the agent's."""
     return _with(_TreeFirst(), "tree_context_first")
 
 
+@mutant("context-assembly/exclusion-filtering/annotation-edge-excluded", catalogue=MUTANTS)
 def keeps_annotation_nodes() -> Reference:
     """The reference, except that nodes reached through annotation edges stay in the context."""
     return _with(_KeepsAnnotations(), "keeps_annotation_nodes")

@@ -9,8 +9,11 @@ from typing import Any
 
 from ctxconform.reference._implementation import Reference
 from ctxconform.reference.context_snapshot import ContextSnapshotHandler, GitRepository, ObjectId
+from ctxconform.reference.mutants._catalogue import Mutant, mutant
 
-__all__ = ["hashes_without_header"]
+__all__ = ["MUTANTS"]
+
+MUTANTS: list[Mutant] = []
 
 
 class _HeaderlessRepository(GitRepository):
@@ -30,6 +33,7 @@ def _headerless(state_dir: Path, options: dict[str, Any]) -> ContextSnapshotHand
     return ContextSnapshotHandler.from_options(state_dir, options, _HeaderlessRepository.open)
 
 
+@mutant("context-snapshot/items/blob-git-hash", "context-snapshot/items/blob-sha256", catalogue=MUTANTS)
 def hashes_without_header() -> Reference:
     """The reference, except that blob ids hash the content alone, without Git's `blob <size>` header."""
     return Reference(name="mutant:hashes_without_header", context_snapshot=_headerless)

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ctxconform.reference._implementation import Reference
+from ctxconform.reference.mutants._catalogue import Mutant, mutant
 from ctxconform.reference.read_context import ReadContext
 
-__all__ = ["log_oldest_first", "notes_truncate_at_50"]
+__all__ = ["MUTANTS"]
+
+MUTANTS: list[Mutant] = []
 
 
 class _TruncateAt50(ReadContext):
@@ -32,11 +35,13 @@ class _LogOldestFirst(ReadContext):
         return context
 
 
+@mutant("read-context/summarization/threshold", catalogue=MUTANTS)
 def notes_truncate_at_50() -> Reference:
     """The reference, except that notes of 41 to 50 lines come back whole."""
     return Reference(name="mutant:notes_truncate_at_50", read_context=_TruncateAt50)
 
 
+@mutant("read-context/loading-order/recent-log-newest-first", catalogue=MUTANTS)
 def log_oldest_first() -> Reference:
     """The reference, except that the recent log is oldest first."""
     return Reference(name="mutant:log_oldest_first", read_context=_LogOldestFirst)

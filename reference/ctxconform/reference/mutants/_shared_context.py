@@ -6,9 +6,12 @@ import re
 
 from ctxconform.reference._implementation import Reference
 from ctxconform.reference.exceptions import SpecError
+from ctxconform.reference.mutants._catalogue import Mutant, mutant
 from ctxconform.reference.shared_context import Entry, SharedContext, check_key
 
-__all__ = ["accepts_long_keys", "versions_do_not_increment"]
+__all__ = ["MUTANTS"]
+
+MUTANTS: list[Mutant] = []
 
 
 class _NoIncrement(SharedContext):
@@ -25,11 +28,13 @@ class _LongKeys(SharedContext):
         return check_key(key)
 
 
+@mutant("shared-context/3.3/version-increments", catalogue=MUTANTS)
 def versions_do_not_increment() -> Reference:
     """The reference, except that overwriting a key keeps version 1."""
     return Reference(name="mutant:versions_do_not_increment", shared_context=_NoIncrement)
 
 
+@mutant("shared-context/4.3/key-max-length", catalogue=MUTANTS)
 def accepts_long_keys() -> Reference:
     """The reference, except that write accepts keys of up to 80 characters."""
     return Reference(name="mutant:accepts_long_keys", shared_context=_LongKeys)
