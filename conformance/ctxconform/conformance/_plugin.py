@@ -20,7 +20,7 @@ import pytest
 from ctxconform.conformance._adapters import connect, parse_adapter
 from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance._profiles import register_profiles
-from ctxconform.conformance._registry import LEVELS, Requirement, load_registry
+from ctxconform.conformance._registry import LEVELS, Level, Requirement, load_registry
 from ctxconform.conformance._specs import start_options
 from ctxconform.conformance._verdicts import Verdict, classify
 from ctxconform.conformance.exceptions import ConfigurationError, ImplementationUnavailable
@@ -88,7 +88,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     level = config.getoption("--ctxconform-level")
     wanted = frozenset(_lookup(rid).id for rid in config.getoption("--ctxconform-requirement"))
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         (keep if _selected(item, level, wanted) else drop).append(item)
     if drop:
@@ -96,7 +97,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-def _selected(item: pytest.Item, level: str, wanted: frozenset[str]) -> bool:
+def _selected(item: pytest.Item, level: Level, wanted: frozenset[str]) -> bool:
     requirements = [_lookup(rid) for rid in requirement_ids(item)]
     if requirements and not any(r.at_least(level) for r in requirements):
         return False
