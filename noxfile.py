@@ -42,6 +42,13 @@ def conformance(session: nox.Session) -> None:
 
 
 @nox.session
+def mutants(session: nox.Session) -> None:
+    """Check that the suites catch every mutant of the reference; writes reports/mutants.json."""
+    session.install("-e", ".")
+    session.run("ctxconform", "mutants", "--report-dir", "reports", *session.posargs)
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Print benchmark figures (they report; they never fail the build)."""
     session.install("-e", ".")

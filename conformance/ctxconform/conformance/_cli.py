@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from ctxconform.conformance._adapters import Adapter, parse_adapter
 from ctxconform.conformance._junit import render_junit
 from ctxconform.conformance._markdown import render_markdown
+from ctxconform.conformance._mutation import MutantOutcome, MutationOptions, MutationReport, mutation_report, run_mutants
 from ctxconform.conformance._profiles import PROFILES
 from ctxconform.conformance._registry import LEVELS, coverage_problems
 from ctxconform.conformance._report import ImplementationReport, Report, implementation_report
@@ -69,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--test", metavar="EXPR", help="only tests matching this pytest -k expression")
     run.add_argument("--quiet", action="store_true", help="no progress display")
     run.set_defaults(command=_run)
+    _add_mutants_parser(commands)
     requirements = commands.add_parser("requirements", help="list requirements; --check that every testable one has a test")
     requirements.add_argument("--spec", action="append", metavar="S", help="spec to list (repeatable; default: all)")
     requirements.add_argument(
@@ -79,14 +81,27 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_mutants_parser(commands: Any) -> None:
+    mutants = commands.add_parser("mutants", help="check that the suites catch every mutant of the reference")
+    mutants.add_argument("--spec", action="append", metavar="S", help="only mutants of this spec (repeatable)")
+    mutants.add_argument("--mutant", action="append", metavar="NAME", help="only this mutant (repeatable)")
+    mutants.add_argument("--sample", type=int, metavar="N", help="N mutants per spec, drawn with the seed (a fast subset)")
+    mutants.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="worker processes (default: CPUs)")
+    mutants.add_argument("--report-dir", default="reports", type=Path, metavar="DIR", help="where mutants.json is written")
+    mutants.add_argument("--profile", choices=PROFILES, help="hypothesis profile (default: ci when CI is set, else dev)")
+    mutants.add_argument("--seed", type=int, help="seed of hypothesis and of --sample (default: random)")
+    mutants.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="how long one call may take")
+    mutants.add_argument("--quiet", action="store_true", help="print only the summary")
+    mutants.set_defaults(command=_mutants)
+
+
 def _run(options: argparse.Namespace) -> int:
     specs = tuple(resolve_specs(options.spec))
     adapters = [parse_adapter(text) for text in options.adapter or ["reference"]]
     if options.timeout <= 0:
         raise ConfigurationError("--timeout must be a positive number of seconds")
     report_dir = _report_dir(options.report_dir)
-    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
-    profile = options.profile or ("ci" if os.environ.get("CI") else "dev")
+    seed, profile = _seed(options), _profile(options)
     started, clock = datetime.now(UTC), time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ctxconform-run-") as work:
         run_options = RunOptions(
@@ -166,6 +181,78 @@ def _exit_code(implementations: list[ImplementationReport]) -> int:
     if statuses == {"conformant"}:
         return EXIT_CONFORMANT
     return EXIT_NOT_CONFORMANT
+
+
+def _mutants(options: argparse.Namespace) -> int:
+    names, complete = _chosen_mutants(options)
+    report_dir = _report_dir(options.report_dir)
+    if options.jobs < 1 or options.timeout <= 0:
+        raise ConfigurationError("--jobs must be at least 1 and --timeout a positive number of seconds")
+    seed, profile = _seed(options), _profile(options)
+    clock = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="ctxconform-mutants-") as work:
+        run_options = MutationOptions(seed, profile, options.timeout, Path(work))
+        outcomes = [_show_outcome(o, options.quiet) for o in run_mutants(names, run_options, min(options.jobs, len(names)))]
+    specs = [spec.spec for spec in resolve_specs(options.spec)]
+    report = mutation_report(outcomes, specs, seed=seed, profile=profile, complete=complete, duration_s=time.monotonic() - clock)
+    (report_dir / "mutants.json").write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    _print_mutation_summary(report, report_dir)
+    return EXIT_CONFORMANT if report.killed == len(outcomes) and not report.uncovered else EXIT_NOT_CONFORMANT
+
+
+def _chosen_mutants(options: argparse.Namespace) -> tuple[list[str], bool]:
+    from ctxconform.reference.mutants import MUTANTS  # noqa: PLC0415 - only this command needs the reference
+
+    specs = {spec.spec for spec in resolve_specs(options.spec)}
+    known = {m.name for m in MUTANTS}
+    unknown = sorted(set(options.mutant or ()) - known)
+    if unknown:
+        raise ConfigurationError(f"unknown mutant(s) {', '.join(unknown)}: mutants.json of a whole run lists them all")
+    chosen = [m for m in MUTANTS if m.spec in specs and (not options.mutant or m.name in options.mutant)]
+    if options.sample is not None:
+        if options.sample < 1:
+            raise ConfigurationError("--sample must be at least 1")
+        draw = random.Random(_seed(options))  # noqa: S311 - a reproducible sample, not a secret
+        chosen = [m for spec in sorted(specs) for m in _draw(draw, [m for m in chosen if m.spec == spec], options.sample)]
+    if not chosen:
+        raise ConfigurationError("no mutant matches the selection")
+    complete = not (options.spec or options.mutant or options.sample)
+    return [m.name for m in chosen], complete
+
+
+def _draw(draw: random.Random, mutants: list[Any], count: int) -> list[Any]:
+    return sorted(draw.sample(mutants, min(count, len(mutants))), key=mutants.index)
+
+
+def _show_outcome(outcome: MutantOutcome, quiet: bool) -> MutantOutcome:
+    if not quiet:
+        first = outcome.message.splitlines()[0] if outcome.message else ""
+        verdict = f"killed by {', '.join(outcome.killed_by)}" if outcome.killed else f"SURVIVED: {first}"
+        print(f"{outcome.name:<48} {outcome.duration_s:>6.1f}s  {verdict}", file=sys.stderr, flush=True)
+    return outcome
+
+
+def _print_mutation_summary(report: MutationReport, report_dir: Path) -> None:
+    print(f"\n{'spec':<20} {'mutants':>7} {'killed':>7}")
+    for spec, tally in report.per_spec.items():
+        print(f"{spec:<20} {tally['mutants']:>7} {tally['killed']:>7}")
+    levels = ", ".join(f"{level} {t['killed']}/{t['mutants']}" for level, t in report.per_level.items())
+    print(f"\nkilled {report.killed} of {len(report.mutants)} ({report.kill_rate:.0%}); by level: {levels}")
+    for outcome in (o for o in report.mutants if not o.killed):
+        print(f"  SURVIVED {outcome.name} ({', '.join(outcome.breaks)}): {outcome.message.splitlines()[0]}")
+    for rid in report.uncovered:
+        print(f"  no killed mutant breaks {rid}")
+    print(f"seed {report.seed}; report: {report_dir / 'mutants.json'}")
+
+
+def _seed(options: argparse.Namespace) -> int:
+    if options.seed is None:
+        options.seed = random.SystemRandom().randrange(2**32)
+    return int(options.seed)
+
+
+def _profile(options: argparse.Namespace) -> str:
+    return str(options.profile or ("ci" if os.environ.get("CI") else "dev"))
 
 
 def _requirements(options: argparse.Namespace) -> int:
