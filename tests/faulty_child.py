@@ -1,14 +1,20 @@
 """A child process that breaks the adapter protocol in one chosen way; the harness must survive it.
 
-Run as ``python tests/faulty_child.py MODE``; every mode answers ``start`` like the reference unless it says otherwise.
+Run as ``python tests/faulty_child.py PLAN``. A plan is a comma-separated list of faults and flags: a fault name alone
+(``hang``) breaks every call, ``NAME@N`` breaks the N-th call only (counted across restarts); the flags are
+``crash-at-start``, ``slow-start`` and ``ignores-stop``. The child keeps everything in memory, so a restart forgets
+all state: tests after a restart pass only if the harness sets their fixtures up again. When ``FAULTY_CHILD_PIDS``
+names a file, each child appends its process id to it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ctxconform.reference import Reference
@@ -39,6 +45,7 @@ def _flood_stderr(reply: Json, _calls: int) -> str:
 CALL_ANSWERS: dict[str, Callable[[Json, int], str]] = {
     "hang": lambda _reply, _calls: _stall(),
     "half-line": lambda _reply, _calls: _stall('{"type":"reply","se'),
+    "crash": lambda _reply, _calls: sys.exit(7),
     "crash-after-1": _crash_after_first,
     "garbage": lambda _reply, _calls: "this is not json",
     "wrong-seq": lambda reply, _calls: json.dumps({**reply, "seq": int(reply["seq"]) + 100}),
@@ -49,22 +56,55 @@ CALL_ANSWERS: dict[str, Callable[[Json, int], str]] = {
 }
 
 
-def main(mode: str) -> None:
-    """Serve the protocol on stdin/stdout, broken as `mode` says."""
-    if mode == "crash-at-start":
+def _schedule(plan: str) -> tuple[set[str], dict[int, str], str | None]:
+    """Split a plan into flags, faults on numbered calls, and a fault on every call."""
+    flags, numbered, every = set(), {}, None
+    for part in filter(None, plan.split(",")):
+        name, _, at = part.partition("@")
+        if at:
+            numbered[int(at)] = name
+        elif name in CALL_ANSWERS:
+            every = name
+        else:
+            flags.add(name)
+    return flags, numbered, every
+
+
+def _count_call(state_dir: Path) -> int:
+    """Count calls across restarts, in the state directory the harness keeps."""
+    counter = state_dir / "faulty-child-calls"
+    calls = int(counter.read_text() if counter.exists() else "0") + 1
+    counter.write_text(str(calls))
+    return calls
+
+
+def _answer(message: Json, reply: Json, state_dir: Path, numbered: dict[int, str], every: str | None) -> str:
+    if message["type"] != "call":
+        return json.dumps(reply)
+    calls = _count_call(state_dir)
+    fault = numbered.get(calls, every)
+    return CALL_ANSWERS[fault](reply, calls) if fault else json.dumps(reply)
+
+
+def main(plan: str) -> None:
+    """Serve the protocol on stdin/stdout, broken as `plan` says."""
+    flags, numbered, every = _schedule(plan)
+    if os.environ.get("FAULTY_CHILD_PIDS"):
+        with Path(os.environ["FAULTY_CHILD_PIDS"]).open("a", encoding="utf-8") as pids:
+            pids.write(f"{os.getpid()}\n")
+    if "crash-at-start" in flags:
         sys.stderr.write("cannot find my configuration\n")
         sys.exit(3)
-    if mode == "slow-start":
+    if "slow-start" in flags:
         time.sleep(2)
-    reference, calls = Reference(store_url="memory:"), 0
+    reference, state_dir = Reference(store_url="memory:"), Path()
     for line in sys.stdin:
         message = json.loads(line)
-        if mode == "ignores-stop" and message["type"] == "stop":
+        if "ignores-stop" in flags and message["type"] == "stop":
             _stall()
         reply = reference.handle(message)
-        calls += message["type"] == "call"
-        answer = CALL_ANSWERS.get(mode, lambda r, _c: json.dumps(r)) if message["type"] == "call" else None
-        sys.stdout.write(f"{answer(reply, calls) if answer else json.dumps(reply)}\n")
+        state_dir = Path(message["state_dir"]) if message["type"] == "start" else state_dir
+        sys.stdout.write(f"{_answer(message, reply, state_dir, numbered, every)}\n")
         sys.stdout.flush()
         if message["type"] == "stop":
             return

@@ -67,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", choices=PROFILES, help="hypothesis profile (default: ci when CI is set, else dev)")
     run.add_argument("--seed", type=int, help="hypothesis seed, to replay a run (default: random)")
     run.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="how long one call may take (default: 10)")
+    run.add_argument(
+        "--max-restarts", type=int, default=5, metavar="N", help="restart a broken implementation at most N times (default: 5)"
+    )
     run.add_argument("--test", metavar="EXPR", help="only tests matching this pytest -k expression")
     run.add_argument("--quiet", action="store_true", help="no progress display")
     run.set_defaults(command=_run)
@@ -98,14 +101,22 @@ def _add_mutants_parser(commands: Any) -> None:
 def _run(options: argparse.Namespace) -> int:
     specs = tuple(resolve_specs(options.spec))
     adapters = [parse_adapter(text) for text in options.adapter or ["reference"]]
-    if options.timeout <= 0:
-        raise ConfigurationError("--timeout must be a positive number of seconds")
+    if options.timeout <= 0 or options.max_restarts < 0:
+        raise ConfigurationError("--timeout must be a positive number of seconds and --max-restarts at least 0")
     report_dir = _report_dir(options.report_dir)
     seed, profile = _seed(options), _profile(options)
     started, clock = datetime.now(UTC), time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ctxconform-run-") as work:
         run_options = RunOptions(
-            specs, options.level, profile, seed, options.timeout, Path(work), options.test, not options.quiet
+            specs,
+            options.level,
+            profile,
+            seed,
+            options.timeout,
+            Path(work),
+            options.test,
+            not options.quiet,
+            options.max_restarts,
         )
         implementations = [_run_one(adapter, run_options, index) for index, adapter in enumerate(adapters)]
     report = Report(

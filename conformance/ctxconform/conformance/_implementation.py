@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,14 +107,18 @@ class Implementation:
         self.restarts += 1
         return self.start()
 
-    def stop(self) -> None:
-        """Ask the implementation to stop, then make sure it is gone."""
+    def stop(self) -> str | None:
+        """Ask the implementation to stop, then make sure it is gone; say why when it had to be stopped by force."""
+        refused = None
         if self._started is not None and self._broken is None:
-            with contextlib.suppress(TransportFailure):  # it is stopped by force below
+            try:
                 check_incoming("stopped", self._transport.exchange({"type": "stop"}, min(self.timeout, 5.0)))
+            except TransportFailure as failure:  # it is stopped by force below
+                refused = f"it did not answer stop ({failure.verdict}: {failure.message}) and was ended by force"
         # A broken child gets little grace: it already failed to answer once.
         self._transport.close(0.2 if self._broken is not None else 2.0)
         self._started = None
+        return refused
 
     def _exchange_reply(self, message: Json) -> Json:
         answer = check_incoming("reply", self._transport.exchange(message, self.timeout))

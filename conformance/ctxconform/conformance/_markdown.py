@@ -56,5 +56,6 @@ def _implementation(imp: ImplementationReport) -> list[str]:
         if len(broken) > _SHOWN:
             lines.append(f"| … {len(broken) - _SHOWN} more in report.json | | | |")
     if imp.events:
-        lines += ["", *[f"- {event}" for event in imp.events]]
+        lines += ["", "What happened to the implementation:", ""]
+        lines += [f"- {e.at_s:.1f} s, {e.kind}{f' at `{e.test}`' if e.test else ''}: {e.message}" for e in imp.events]
     return lines

@@ -6,6 +6,7 @@ the ``implementation`` fixture, so it never changes other projects' test runs.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sys
@@ -110,18 +111,32 @@ def _write_listing(path: Path, items: list[pytest.Item]) -> None:
             out.write(json.dumps({"id": item.nodeid, "requirements": list(requirement_ids(item))}) + "\n")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Skip a test whose requirements all belong to a feature the implementation does not declare."""
+    """Before any fixture: restart an implementation an earlier test broke, and skip undeclared features."""
+    harness = item.config.stash[_HARNESS]
+    harness.begin(item)
     ids = requirement_ids(item)
-    if not ids or "implementation" not in getattr(item, "fixturenames", ()):
+    if "implementation" not in getattr(item, "fixturenames", ()):
         return
-    implementation = item.config.stash[_HARNESS].implementation()
+    harness.heal()
+    if not ids:
+        return
+    implementation = harness.implementation()
     features = {_lookup(rid).feature for rid in ids}
     spec = ids[0].split("/")[0]
     if spec not in implementation.info.specs:
         pytest.skip(f"the implementation does not implement {spec}")
     if None not in features and not features & implementation.features(spec):
         pytest.skip(f"the implementation does not declare feature(s) {', '.join(sorted(map(str, features)))}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest) -> Generator[None, Any, Any]:
+    """Note the fixtures that hold state of the implementation, so a restart can set them up again."""
+    harness = request.config.stash[_HARNESS]
+    harness.setting_up(fixturedef, request)
+    return (yield)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -141,14 +156,6 @@ def pytest_runtest_makereport(
 def implementation(request: pytest.FixtureRequest) -> Implementation:
     """The implementation under test, started once per run and restarted when a test broke it."""
     return request.config.stash[_HARNESS].implementation()
-
-
-@pytest.fixture(autouse=True)
-def _ctxconform_guard(request: pytest.FixtureRequest) -> None:
-    harness = request.config.stash[_HARNESS]
-    harness.begin(request.node)
-    if "implementation" in request.fixturenames:
-        harness.heal()
 
 
 def _verdict(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[Verdict, tuple[str, ...], str]:
@@ -202,6 +209,12 @@ class Harness:
         self._progress = config.getoption("--ctxconform-progress")
         self._started_at: dict[str, float] = {}
         self._done = 0
+        self._clock = time.monotonic()
+        self._current = ""
+        self._exhausted = False
+        self._restarts = 0
+        self._fixture: tuple[pytest.FixtureDef[Any], pytest.FixtureRequest] | None = None
+        self._set_up: set[tuple[int, str]] = set()
 
     def implementation(self) -> Implementation:
         """Return the running implementation, starting it on first use (exit code 3 when it cannot start)."""
@@ -225,22 +238,48 @@ class Harness:
         return self._implementation
 
     def heal(self) -> None:
-        """Restart an implementation that an earlier test broke, within the restart budget."""
+        """Restart an implementation that an earlier test broke, within the restart budget, and redo its setup."""
         implementation = self.implementation()
         failure = implementation.broken
         if failure is None:
             return
         # Fresh exceptions: re-raising one object would grow its traceback with every test.
-        if implementation.restarts >= self.config.getoption("--ctxconform-max-restarts"):
+        if self._restarts >= self.config.getoption("--ctxconform-max-restarts"):
+            if not self._exhausted:
+                self._exhausted = True
+                self._event("restarts-exhausted", f"{self._restarts} restarts used; later tests fail at once")
             raise type(failure)(f"{failure.message} (no restarts left)", detail=failure.detail)
+        self._forget_setup()
+        self._restarts += 1  # only the harness's own restarts count, not those a durability test asks for
         try:
             implementation.restart()
         except ImplementationUnavailable as error:
+            self._event("restart-failed", str(error))
             raise type(failure)(f"{failure.message}; the restart failed: {error}", detail=failure.detail) from None
-        self._write({"event": "restarted", "after": f"{failure.verdict}: {failure.message}", "restarts": implementation.restarts})
+        self._event("restarted", f"after {failure.verdict}: {failure.message}", restarts=self._restarts)
+
+    def setting_up(self, fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest) -> None:
+        """Keep the `implementation` fixture, and note fixtures set up again after a restart."""
+        if fixturedef.argname == "implementation":
+            self._fixture = (fixturedef, request)
+            return
+        key = (id(fixturedef), request.node.nodeid)
+        if fixturedef.scope != "function" and key in self._set_up:
+            self._event("setup-replayed", f"fixture {fixturedef.argname!r} ({fixturedef.scope}) set up again")
+        self._set_up.add(key)
+
+    def _forget_setup(self) -> None:
+        # Tearing down the implementation fixture tears down every fixture built on it, so pytest sets them up again
+        # against the restarted implementation. Their teardowns hit the broken one and fail fast: nothing to report.
+        if self._fixture is None:
+            return
+        fixturedef, request = self._fixture
+        with contextlib.suppress(Exception):
+            fixturedef.finish(request)  # type: ignore[arg-type]  # finish() only reads request.node
 
     def begin(self, item: pytest.Item) -> None:
         """Note a test's start and clear the transcript."""
+        self._current = item.nodeid
         self._started_at[item.nodeid] = time.monotonic()
         if self._implementation is not None:
             self._implementation.transcript.clear()
@@ -267,7 +306,10 @@ class Harness:
     def close(self) -> None:
         """Stop the implementation and remove its state."""
         if self._implementation is not None:
-            self._implementation.stop()
+            refused = self._implementation.stop()
+            if refused:
+                self._current = ""
+                self._event("stop-forced", refused)
             self._implementation = None
         if self._state_dir is not None:
             shutil.rmtree(self._state_dir, ignore_errors=True)
@@ -278,6 +320,10 @@ class Harness:
         if self._implementation is None:
             return []
         return [{"call": e.call, "reply": e.reply, "failure": e.failure} for e in list(self._implementation.transcript)[-10:]]
+
+    def _event(self, kind: str, message: str, **fields: Any) -> None:
+        at = round(time.monotonic() - self._clock, 3)
+        self._write({"event": kind, "at_s": at, "test": self._current, "message": message, **fields})
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._results:

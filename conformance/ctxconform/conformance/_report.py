@@ -17,6 +17,7 @@ __all__ = [
     "ImplementationReport",
     "Report",
     "RequirementResult",
+    "RunEvent",
     "SpecSummary",
     "TestResult",
     "implementation_report",
@@ -74,6 +75,20 @@ class SpecSummary(BaseModel):
     counts: dict[str, int] = Field(description="requirement verdict -> how many requirements")
 
 
+EventKind = Literal["restarted", "restart-failed", "restarts-exhausted", "setup-replayed", "stop-forced"]
+EVENT_KINDS: Final[frozenset[str]] = frozenset(EventKind.__args__)  # type: ignore[attr-defined]
+
+
+class RunEvent(BaseModel):
+    """Something that happened to the implementation itself during the run."""
+
+    model_config = _FROZEN
+    kind: EventKind
+    at_s: float = Field(ge=0, description="seconds after the suite started")
+    test: str = Field(description="the test being set up when it happened; empty at the end of the run")
+    message: str
+
+
 class ImplementationReport(BaseModel):
     """Everything one implementation got in a run."""
 
@@ -84,7 +99,7 @@ class ImplementationReport(BaseModel):
     language: str | None
     status: Literal["conformant", "not-conformant", "unavailable", "error"]
     message: str
-    events: list[str]
+    events: list[RunEvent]
     duration_s: float = Field(ge=0)
     specs: list[SpecSummary]
     counts: dict[str, int] = Field(description="test verdict -> how many tests")
@@ -146,13 +161,17 @@ def implementation_report(
         language=info.get("language"),
         status=_status(failure, bad, tests),
         message=failure["message"] if failure else "",
-        events=[f"restarted after {line['after']}" for line in lines if line["event"] == "restarted"],
+        events=[_event(line) for line in lines if line["event"] in EVENT_KINDS],
         duration_s=round(duration_s, 3),
         specs=[_spec(registry, info, requirements) for registry in registries],
         counts=dict(Counter(test.verdict for test in tests)),
         tests=tests,
         requirements=requirements,
     )
+
+
+def _event(line: dict[str, Any]) -> RunEvent:
+    return RunEvent(kind=line["event"], at_s=line["at_s"], test=line["test"], message=line["message"])
 
 
 def _status(

@@ -29,6 +29,7 @@ class RunOptions:
     work_dir: Path
     test_filter: str | None = None
     progress: bool = True
+    max_restarts: int = 5
 
     def replay(self, adapter: Adapter) -> str:
         """Return the command line that runs the same selection again."""
@@ -92,6 +93,7 @@ def _plugin_options(adapter: Adapter, options: RunOptions, results: Path) -> lis
         f"--ctxconform-results={results}",
         f"--ctxconform-level={options.level}",
         f"--ctxconform-timeout={options.timeout}",
+        f"--ctxconform-max-restarts={options.max_restarts}",
         f"--hypothesis-seed={options.seed}",
         f"--hypothesis-profile={options.profile}",
     ]
