@@ -48,6 +48,9 @@ def utc_now() -> str:
 class SharedContext:
     """Per-session key-value working memory over a store."""
 
+    max_value_tokens: int = MAX_VALUE_TOKENS
+    max_store_tokens: int = MAX_STORE_TOKENS
+
     def __init__(self, store: Store, *, clock: Callable[[], str] = utc_now, history_depth: int = 10) -> None:
         self.store = store
         self._clock = clock
@@ -113,21 +116,27 @@ class SharedContext:
         """Return the version a write gives: 1 for a new key, one more than before for an existing one."""
         return 1 if old is None else old.version + 1
 
+    def entry_version(self, sid: str, key: str, old: Entry | None) -> int:  # noqa: ARG002 - variants look at the key
+        """Return the version a write of `key` in session `sid` gives; the reference looks at the old entry only."""
+        return self.next_version(old)
+
     def _write(self, sid: str, participant: str, key: str, value: object) -> Json:
         if not isinstance(value, str):
             raise SpecError("INVALID_REQUEST", f"value must be a string, got {type(value).__name__}; serialize structured data")
         tokens = estimate_tokens(value)
-        if tokens > MAX_VALUE_TOKENS:
-            raise SpecError("VALUE_TOO_LARGE", f"value is about {tokens} tokens; the limit is {MAX_VALUE_TOKENS}: distill it")
+        if tokens > self.max_value_tokens:
+            raise SpecError(
+                "VALUE_TOO_LARGE", f"value is about {tokens} tokens; the limit is {self.max_value_tokens}: distill it"
+            )
         with self.store.transaction() as tx:
             session = _writable(tx, sid)
             old = tx.entry(sid, key)
             total = session.total_tokens - (old.tokens if old else 0) + tokens
-            if total > MAX_STORE_TOKENS:
+            if total > self.max_store_tokens:
                 raise SpecError(
-                    "STORE_FULL", f"the store would hold {total} tokens; the limit is {MAX_STORE_TOKENS}: delete keys first"
+                    "STORE_FULL", f"the store would hold {total} tokens; the limit is {self.max_store_tokens}: delete keys first"
                 )
-            entry = Entry(key, participant, self._clock(), self.next_version(old), tokens, value)
+            entry = Entry(key, participant, self._clock(), self.entry_version(sid, key, old), tokens, value)
             tx.put(sid, entry, total, self._history_depth)
         _audit("write", sid, entry)
         result: Json = {"key": key, "version": entry.version, "written_by": participant, "written_at": entry.written_at}

@@ -146,6 +146,21 @@ def test_a_store_of_exactly_10000_tokens_is_accepted_and_one_more_refused(sessio
     assert len(before[0]) == 10
 
 
+@requirement("shared-context/4.2/store-size-limit", "shared-context/5/store-full")
+def test_a_store_short_of_the_limit_refuses_a_write_that_would_pass_it(session: Session) -> None:
+    """With 9,999 tokens stored, writes of 2 to 1000 tokens are refused and a write of 1 token fills the store exactly."""
+    for key in STORE_KEYS[:9]:
+        session.write(key, text_of(FULL_VALUE)).expect("shared-context/4.2/store-size-limit")
+    session.write("last", text_of(FULL_VALUE - 4)).expect("shared-context/4.2/store-size-limit")
+    before = state(session)
+    for length in (8, 400, FULL_VALUE):
+        outcome = session.write("overflow", text_of(length))
+        outcome.refused("shared-context/4.2/store-size-limit")  # accepted: the store would pass 10,000 tokens
+        outcome.refused("shared-context/5/store-full", "STORE_FULL")
+    assert state(session) == before
+    session.write("overflow", "abcd").expect("shared-context/4.2/store-size-limit")
+
+
 @requirement("shared-context/5/store-full", "shared-context/4.2/store-size-limit")
 def test_store_full_refuses_new_keys_of_any_size(session: Session) -> None:
     """In a full store writes of 1 to 1000 tokens are all refused with STORE_FULL and nothing is stored."""

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.suites.shared_context.client import Session, fresh_session, new_session_id, token_readings
+from ctxconform.conformance.suites.shared_context.client import Outcome, Session, fresh_session, new_session_id, token_readings
 
 requirement = pytest.mark.requirement
 
@@ -44,9 +44,20 @@ def listing(session: Session) -> dict[str, dict[str, Any]]:
 
 def parse_utc(stamp: str) -> datetime:
     """Parse an ISO 8601 timestamp and check it is in UTC."""
-    parsed = datetime.fromisoformat(stamp.replace("z", "Z"))
+    try:
+        parsed = datetime.fromisoformat(stamp.replace("z", "Z"))
+    except (TypeError, ValueError):
+        raise AssertionError(f"{stamp!r} is not an ISO 8601 timestamp") from None
     assert parsed.utcoffset() == timedelta(0), f"{stamp!r} is not a UTC timestamp"
     return parsed
+
+
+def unchecked(outcome: Outcome, requirement_id: str) -> dict[str, Any]:
+    """The result of a call that must succeed, not yet checked against its schema."""
+    if not outcome.ok:
+        outcome.expect(requirement_id)
+    result: dict[str, Any] = outcome.reply.result
+    return result
 
 
 # --- the interface ------------------------------------------------------------------------------
@@ -189,6 +200,7 @@ def test_list_keys_reports_the_total_size(session: Session) -> None:
 def test_read_returns_the_value_and_metadata_of_the_last_write(session: Session) -> None:
     """Read returns the exact value last written with the written_by, written_at and version of that write."""
     session.write("phase_status", "drafting").expect("shared-context/3.3/creates-or-overwrites")
+    assert session.read("phase_status").expect("shared-context/3.2/returns-value")["value"] == "drafting"
     written = session.as_participant("subagent:review").write("phase_status", "review done; approval pending").result
     result = session.read("phase_status").result
     assert result["key"] == "phase_status"
@@ -204,7 +216,9 @@ def test_read_returns_the_value_and_metadata_of_the_last_write(session: Session)
 def test_read_of_a_missing_key_is_key_not_found(session: Session) -> None:
     """Read of a key never written gets KEY_NOT_FOUND."""
     session.write("scope", "something").expect("shared-context/3.3/creates-or-overwrites")
-    session.read("risk_current").refused("shared-context/3.2/key-not-found", "KEY_NOT_FOUND")
+    outcome = session.read("risk_current")
+    outcome.refused("shared-context/3.2/key-not-found")
+    outcome.refused("shared-context/5/key-not-found", "KEY_NOT_FOUND")
 
 
 # --- write --------------------------------------------------------------------------------------
@@ -216,6 +230,21 @@ def test_write_of_a_new_key_creates_it_at_version_one(session: Session) -> None:
     result = session.write("current_phase", "analysis").result
     assert (result["key"], result["version"]) == ("current_phase", 1)
     assert session.read("current_phase").result["value"] == "analysis"
+
+
+@requirement("shared-context/3.3/create-version-one")
+def test_every_new_key_starts_at_version_one(session: Session) -> None:
+    """A key's first write gives version 1, however many writes of other keys the session has seen."""
+    for n in range(3):
+        session.write("phase_status", f"step {n}").expect("shared-context/3.3/creates-or-overwrites")
+    for key in ("problem_summary", "scope", "decisions_made"):
+        assert session.write(key, "first").expect("shared-context/3.3/create-version-one")["version"] == 1
+        session.write("phase_status", f"after {key}").expect("shared-context/3.3/creates-or-overwrites")
+    found = listing(session)
+    assert {key: found[key]["version"] for key in ("problem_summary", "scope", "decisions_made")} == dict.fromkeys(
+        ("problem_summary", "scope", "decisions_made"), 1
+    )
+    assert session.as_participant("subagent:analysis").write("findings_summary", "new").result["version"] == 1
 
 
 @requirement(
@@ -328,10 +357,12 @@ def test_delete_removes_the_key_entirely(session: Session) -> None:
 @requirement("shared-context/3.4/key-not-found", "shared-context/5/key-not-found")
 def test_delete_of_a_missing_key_is_key_not_found(session: Session) -> None:
     """Delete of a key never written, or already deleted, gets KEY_NOT_FOUND."""
-    session.delete("never_written").refused("shared-context/3.4/key-not-found", "KEY_NOT_FOUND")
+    never_written = session.delete("never_written")
     session.write("once", "here").expect("shared-context/3.3/creates-or-overwrites")
     session.delete("once").expect("shared-context/3.4/removes-key")
-    session.delete("once").refused("shared-context/3.4/key-not-found", "KEY_NOT_FOUND")
+    for outcome in (never_written, session.delete("once")):
+        outcome.refused("shared-context/3.4/key-not-found")
+        outcome.refused("shared-context/5/key-not-found", "KEY_NOT_FOUND")
 
 
 @requirement("shared-context/3.3/rewrite-after-delete-version-one")
@@ -483,11 +514,16 @@ def test_each_operation_is_visible_to_the_very_next_call(session: Session) -> No
 def test_written_at_is_a_utc_timestamp_of_the_write(session: Session) -> None:
     """written_at is an ISO 8601 UTC timestamp close to the time of the write, the same in every response."""
     before = datetime.now(UTC)
-    written = session.write("current_phase", "analysis").result
+    written = unchecked(session.write("current_phase", "analysis"), "shared-context/3.3/creates-or-overwrites")
     after = datetime.now(UTC)
-    stamp = parse_utc(written["written_at"])
-    assert before - CLOCK_SKEW <= stamp <= after + CLOCK_SKEW, (
-        f"{written['written_at']} is not the time of the write ({before.isoformat()})"
-    )
-    assert session.read("current_phase").result["written_at"] == written["written_at"]
-    assert listing(session)["current_phase"]["written_at"] == written["written_at"]
+    # The answers are looked at before their schemas check them, so a stamp that is not UTC fails this requirement.
+    stamps = [
+        written["written_at"],
+        unchecked(session.read("current_phase"), "shared-context/3.2/returns-value")["written_at"],
+        *(item["written_at"] for item in unchecked(session.list_keys(), "shared-context/3.1/returns-all-keys")["keys"]),
+    ]
+    for stamp in stamps:
+        assert before - CLOCK_SKEW <= parse_utc(stamp) <= after + CLOCK_SKEW, (
+            f"{stamp} is not the time of the write ({before.isoformat()})"
+        )
+    assert stamps == [written["written_at"]] * 3
