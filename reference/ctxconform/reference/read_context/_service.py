@@ -27,14 +27,29 @@ class ReadContext:
     def read_context(self, image_id: object) -> dict[str, Any]:
         """Return the five parts of the context, in loading order."""
         workspace = workspace_of(self.workspace_root, image_id)
-        brief = parse_brief(read_text(self._inside(workspace, "brief.md")))
+        brief = self._brief(workspace)
         return {
-            "tastes": load_tastes(self.tastes_dir, brief["tastes"]),
+            "tastes": self._tastes(brief["tastes"]),
             "brief": brief,
-            "notes": summarize_notes(self._inside(workspace, "notes.md"), self.counter),
-            "recent_log": [log_entry(r) for r in last_objects(self._inside(workspace, "log.jsonl"))],
-            "recent_gaps": [gap(r) for r in last_objects(self._inside(workspace, "vocabulary_gaps.jsonl"))],
+            "notes": self._notes(workspace),
+            "recent_log": self._recent_log(workspace),
+            "recent_gaps": self._recent_gaps(workspace),
         }
+
+    def _brief(self, workspace: Path) -> dict[str, Any]:
+        return parse_brief(read_text(self._inside(workspace, "brief.md")))
+
+    def _tastes(self, declared: list[str]) -> dict[str, Any]:
+        return load_tastes(self.tastes_dir, declared)
+
+    def _notes(self, workspace: Path) -> dict[str, Any]:
+        return summarize_notes(self._inside(workspace, "notes.md"), self.counter)
+
+    def _recent_log(self, workspace: Path) -> list[dict[str, Any]]:
+        return [log_entry(r) for r in last_objects(self._inside(workspace, "log.jsonl"))]
+
+    def _recent_gaps(self, workspace: Path) -> list[dict[str, Any]]:
+        return [gap(r) for r in last_objects(self._inside(workspace, "vocabulary_gaps.jsonl"))]
 
     def _inside(self, workspace: Path, name: str) -> Path:
         # A file that is a symlink out of the workspace reads as missing.

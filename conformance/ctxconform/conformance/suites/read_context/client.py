@@ -51,9 +51,10 @@ class Outcome(CheckedReply):
     action: str = "read_context"
 
     def context(self, requirement: str = SHAPE) -> Json:
-        """The context; fails `requirement` when refused, and the shape requirement when malformed."""
+        """The context; fails `requirement` when refused, a piece's shape requirement or the fixed schema when malformed."""
         if not self.reply.ok:
             raise RequirementFailure(requirement, f"read_context was refused with {self.reply.error}")
+        check_keys(self.reply.result)
         errors = schema_errors(f"{SPEC}/read_context.response.json", self.reply.result)
         if errors:
             raise RequirementFailure(SHAPE, f"the response does not match the ADR's shape: {'; '.join(errors[:5])}")
@@ -95,6 +96,45 @@ class Workspace:
     def remove(self) -> None:
         """Delete the workspace folder."""
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+# The keys of each object of the ADR's example, and the requirement that defines them. They are checked before the
+# schema, so that a key left out or added fails the requirement of its piece rather than consequences/fixed-schema.
+PIECE_KEYS: Final = {
+    "tastes": (frozenset({"default", "genres", "conflicts"}), "read-context/response-shape/tastes-object"),
+    "brief": (frozenset({"raw", "intent", "tastes"}), "read-context/response-shape/brief-raw"),
+    "notes": (frozenset({"summary", "truncated"}), "read-context/response-shape/notes-object"),
+}
+TOP_KEYS: Final = frozenset({"tastes", "brief", "notes", "recent_log", "recent_gaps"})
+LOG_KEYS: Final = frozenset({"timestamp", "op", "details"})
+# The ADR's gap record; `workaround` is allowed too (response-shape/gap-workaround).
+GAP_KEYS: Final = frozenset({"timestamp", "image_id", "description", "session_id", "snapshot_hash", "intent"}) | frozenset(
+    {"intent_category", "missing_capability", "operations_involved", "vocabulary_used", "satisfaction", "notes"}
+)
+
+
+def check_keys(result: object) -> None:
+    """Fail the requirement of the first object of the response whose keys are not the ADR's; other faults are the schema's."""
+    if not isinstance(result, dict):
+        return
+    require(set(result) == TOP_KEYS, "read-context/response-shape/top-level-keys", f"response keys {sorted(result)}")
+    for piece, (keys, requirement_id) in PIECE_KEYS.items():
+        _check_object(result[piece], keys, requirement_id, piece)
+    for entry in result["recent_log"] if isinstance(result["recent_log"], list) else []:
+        _check_object(entry, LOG_KEYS, "read-context/response-shape/log-entry-shape", "a log entry")
+    for record in result["recent_gaps"] if isinstance(result["recent_gaps"], list) else []:
+        if isinstance(record, dict):
+            _check_object(
+                {k: v for k, v in record.items() if k != "workaround"},
+                GAP_KEYS,
+                "read-context/response-shape/gap-record-fields",
+                "a gap record",
+            )
+
+
+def _check_object(value: object, keys: frozenset[str], requirement_id: str, what: str) -> None:
+    if isinstance(value, dict) and set(value) != keys:
+        raise RequirementFailure(requirement_id, f"{what} has the keys {sorted(value)}; the ADR's are {sorted(keys)}")
 
 
 # The ADR's defaults for a gap record's optional fields (response-shape/gap-record-defaults).

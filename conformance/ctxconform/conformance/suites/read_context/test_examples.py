@@ -185,3 +185,27 @@ def test_fresh_workspace_returns_the_exact_empty_response(workspace: Workspace) 
     """A workspace with none of the files and an empty tastes folder gives exactly the empty structs, no error."""
     context = workspace.read().context("read-context/tolerance/fresh-workspace")
     require(context == FRESH, "read-context/tolerance/fresh-workspace", f"response {context}")
+
+
+@requirement("read-context/response-shape/structured-top-prose-body")
+def test_markdown_with_crlf_breaks_comes_back_as_written(workspace: Workspace) -> None:
+    r"""Taste files, the brief and short notes written with \r\n breaks come back with them, not re-read as text."""
+    crlf = {
+        "default": DEFAULT.replace("\n", "\r\n"),
+        "underwater": UNDERWATER.replace("\n", "\r\n"),
+        "brief": "# Manta\r\nTastes: underwater\r\n\r\nMoody blue water.\r\n",
+        "notes": NOTES.replace("\n", "\r\n"),
+    }
+    workspace.taste("_default", crlf["default"])
+    workspace.taste("underwater", crlf["underwater"])
+    workspace.write("brief.md", crlf["brief"])
+    workspace.write("notes.md", crlf["notes"])
+    context = workspace.read().context()
+    found = {
+        "default": context["tastes"]["default"],
+        "underwater": context["tastes"]["genres"].get("underwater"),
+        "brief": context["brief"]["raw"],
+        "notes": context["notes"]["summary"],
+    }
+    changed = sorted(name for name, text in crlf.items() if found[name] != text)
+    require(not changed, "read-context/response-shape/structured-top-prose-body", f"{changed} came back changed: {found}")

@@ -46,7 +46,9 @@ def check_notes(notes: Json, text: str) -> None:
     lines = lines_of(text)
     summary, truncated = notes["summary"], notes["truncated"]
     if len(lines) <= THRESHOLD:
-        require(truncated is False, "read-context/summarization/threshold", f"{len(lines)} lines gave truncated {truncated}")
+        # Raw but flagged truncated breaks the flag; summarized at all breaks the threshold.
+        flag = "read-context/loading-order/notes-truncated-flag" if summary == text else "read-context/summarization/threshold"
+        require(truncated is False, flag, f"{len(lines)} lines gave truncated {truncated}")
         require(summary == text, "read-context/summarization/short-notes-raw", f"{len(lines)} lines gave {summary[:200]!r}")
         return
     if truncated is not True:
@@ -125,6 +127,16 @@ def test_41_lines_give_the_exact_summary(workspace: Workspace) -> None:
     check_notes(notes, notes_text(lines, final=False))
     expected = "\n".join(lines[:10]) + "\n\n... [1 lines elided] ...\n\n" + "\n".join(lines[11:])
     assert notes == {"summary": expected, "truncated": True}
+
+
+@requirement("read-context/summarization/truncated-true", "read-context/loading-order/notes-truncated-flag")
+@pytest.mark.parametrize("line", ["x", "", " "], ids=["one-character", "blank", "space"])
+def test_long_notes_of_short_lines_are_truncated(workspace: Workspace, line: str) -> None:
+    """41 very short lines are truncated even though the marker makes the summary longer than the file."""
+    text = notes_text([line] * 41)
+    notes = notes_of(workspace, text)
+    check_notes(notes, text)
+    require(notes["truncated"] is True, "read-context/summarization/truncated-true", f"truncated {notes['truncated']}")
 
 
 @requirement("read-context/summarization/short-notes-raw", "read-context/response-shape/structured-top-prose-body")

@@ -80,8 +80,9 @@ def test_only_declared_genres_load_with_their_text_unchanged(workspace: Workspac
     workspace.taste("street", STREET)
     workspace.write("brief.md", "Tastes: underwater, street\n")
     genres = workspace.read().context()["tastes"]["genres"]
+    # Which genres loaded, whatever their keys look like: keys that are file names break genres-map below.
     require(
-        set(genres) == {"underwater", "street"},
+        {name.removesuffix(".md") for name in genres} == {"underwater", "street"},
         "read-context/loading-order/declared-genres-layer-on-top",
         f"genres {sorted(genres)}",
     )
@@ -89,6 +90,25 @@ def test_only_declared_genres_load_with_their_text_unchanged(workspace: Workspac
         genres == {"underwater": markdown, "street": STREET},
         "read-context/response-shape/genres-map",
         f"genres {genres}",
+    )
+
+
+@requirement("read-context/response-shape/tastes-object")
+@pytest.mark.parametrize(
+    ("files", "declared"),
+    [({}, ""), ({"_default": DEFAULT}, ""), ({"underwater": UNDERWATER}, "underwater"), ({"street": STREET}, "street, ghost")],
+    ids=["nothing", "default-only", "one-genre", "no-conflict"],
+)
+def test_tastes_has_its_three_keys_whatever_loads(workspace: Workspace, files: dict[str, str], declared: str) -> None:
+    """Tastes is exactly {default, genres, conflicts}, with no taste file, no genre or no conflict alike."""
+    for genre, text in files.items():
+        workspace.taste(genre, text)
+    workspace.write("brief.md", f"Tastes: {declared}\n" if declared else "Moody blue water.\n")
+    tastes = workspace.read().context("read-context/response-shape/tastes-object")["tastes"]
+    require(
+        isinstance(tastes["default"], str) and isinstance(tastes["genres"], dict) and tastes["conflicts"] == [],
+        "read-context/response-shape/tastes-object",
+        f"tastes {tastes}",
     )
 
 
@@ -276,8 +296,19 @@ def test_a_line_shared_with_an_undeclared_genre_is_no_conflict(workspace: Worksp
 def test_blank_and_whitespace_lines_never_conflict(workspace: Workspace) -> None:
     """Empty, space-only and tab-only lines shared by genre files give no entry."""
     files = {"a": "\n\nwarm\n   \n\t\n \t \n", "b": "\n   \ncool\n\t\n \t \n\n"}
-    context = genre_context(workspace, files, ["a", "b"])
-    assert context["tastes"]["conflicts"] == []
+    for genre, text in files.items():
+        workspace.taste(genre, text)
+    workspace.write("brief.md", "Tastes: a, b\n")
+    outcome = workspace.read()
+    # Checked on the raw result, before the schema, so a blank point fails this requirement.
+    tastes = outcome.reply.result.get("tastes") if outcome.ok and isinstance(outcome.reply.result, dict) else None
+    if isinstance(tastes, dict):
+        require(
+            not tastes.get("conflicts"),
+            "read-context/conflicts/empty-lines-never-conflict",
+            f"conflicts {tastes.get('conflicts')}",
+        )
+    assert outcome.context()["tastes"]["conflicts"] == []
 
 
 @requirement("read-context/conflicts/comment-lines", "read-context/conflicts/shared-line-in-genre-files")
