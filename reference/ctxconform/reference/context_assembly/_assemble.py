@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Final
 
 from ctxconform.reference.context_assembly._tokens import (
     DEFAULT_MINIMUM_RECENT,
@@ -15,7 +15,7 @@ from ctxconform.reference.context_assembly._tokens import (
     estimate,
 )
 from ctxconform.reference.context_assembly._tree import Step, content_text, walk
-from ctxconform.reference.context_assembly._truncate import Piece, fit
+from ctxconform.reference.context_assembly._truncate import Fitted, Piece, fit
 from ctxconform.reference.context_assembly._validate import check_request
 from ctxconform.reference.exceptions import SpecError
 
@@ -27,9 +27,91 @@ _ROLES = {"human": "user", "model": "assistant"}
 
 def assemble(request: Any) -> Json:
     """Assemble the request's path; raise SpecError for a malformed request or tree, or a context that cannot fit."""
-    with _collector_paused():
-        check_request(request)
-        return _assemble(request)
+    return _ASSEMBLER.run(request)
+
+
+class Assembler:
+    """The steps of assembly, one method each, so that a variant can change a single step (the kit's mutants do)."""
+
+    # The function itself, not a method wrapping it: it is called once per message of a path of any length.
+    estimate = staticmethod(estimate)
+
+    def run(self, request: Any) -> Json:
+        """Assemble the request's path; raise SpecError for a malformed request or tree, or a context that cannot fit."""
+        with _collector_paused():
+            check_request(request)
+            return self.assemble(request)
+
+    def assemble(self, request: Json) -> Json:
+        """Assemble a well-formed request."""
+        tree = request["tree"]
+        settings = self.settings(request)
+        steps = walk(tree, request["path"])
+        buffer_mode = tree.get("mode", "dialogue") == "buffer"
+        system = self.system(request, steps) if self.includes_system(tree, buffer_mode=buffer_mode) else ""
+        budget = self.budget(request, settings)
+        self.check_system(system, budget)
+        pieces = self.segments(steps, request.get("workingBuffer", "")) if buffer_mode else self.messages(steps)
+        if not pieces:
+            raise SpecError("emptyContext", "every node on the path is excluded, so no message is left; include a node or move")
+        fitted = self.fit(pieces, budget - self.estimate(system), settings)
+        return self.result(fitted, system, buffer_mode=buffer_mode)
+
+    def settings(self, request: Json) -> Json:
+        """The preferences: app-level (the request's settings) unless the tree overrides them, one setting at a time."""
+        return {**(request.get("settings") or {}), **(request["tree"].get("settings") or {})}
+
+    def includes_system(self, tree: Json, *, buffer_mode: bool) -> bool:
+        """Whether the system context is assembled: always in dialogue mode, on request in buffer mode."""
+        return not buffer_mode or bool(tree.get("bufferModeSystemContext"))
+
+    def system(self, request: Json, steps: list[Step]) -> str:
+        """The combined system context: agent-level, tree-level, then the path's instruction sources."""
+        agent = ((request.get("agent") or {}).get("configuration") or {}).get("systemPrompt") or ""
+        parts = [agent, request["tree"].get("systemContext") or ""]
+        parts += [content_text(node.get("content")) for step in steps if not step.excluded for node in step.instructions]
+        return "\n\n".join(part.strip() for part in parts if part.strip())
+
+    def budget(self, request: Json, settings: Json) -> int:
+        """The tokens the context may use: the model's limit minus the response buffer."""
+        limit: int = request.get("modelContextLimit", DEFAULT_MODEL_LIMIT)
+        reserved: int = settings.get("tokenBuffer", DEFAULT_TOKEN_BUFFER)
+        return limit - reserved
+
+    def check_system(self, system: str, budget: int) -> None:
+        """Refuse a system context that alone exceeds the budget."""
+        if self.estimate(system) > budget:
+            raise SpecError(
+                "systemContextTooLong", f"system context alone needs {self.estimate(system)} tokens, {budget} are available"
+            )
+
+    def messages(self, steps: list[Step]) -> list[Piece]:
+        """Dialogue mode: one message per run of same-role nodes, context sources before their primary."""
+        return _messages(steps)
+
+    def segments(self, steps: list[Step], working_buffer: str) -> list[Piece]:
+        """Buffer mode: each kept node's content, then the working buffer."""
+        pieces = [Piece("text", content_text(step.node.get("content"))) for step in steps if not step.excluded]
+        return [*pieces, Piece("text", working_buffer)] if working_buffer else pieces
+
+    def fit(self, pieces: list[Piece], room: int, settings: Json) -> Fitted:
+        """Truncate the pieces into `room` tokens by the strategy the settings name."""
+        estimate = self.estimate
+        costs = [estimate(piece.text) for piece in pieces]
+        strategy = settings.get("truncationStrategy", DEFAULT_STRATEGY)
+        return fit(pieces, costs, room, strategy, settings.get("minimumRecentNodes", DEFAULT_MINIMUM_RECENT))
+
+    def result(self, fitted: Fitted, system: str, *, buffer_mode: bool) -> Json:
+        """The completion request: messages (or the document), the system context when there is one, and the flags."""
+        result: Json = {"truncated": fitted.dropped > 0, "droppedMessageCount": fitted.dropped}
+        if system:
+            result["systemContext"] = system
+        if buffer_mode:
+            return {"document": "".join(piece.text for piece in fitted.pieces), **result}
+        return {"messages": [{"role": p.role, "content": p.text} for p in fitted.pieces], **result}
+
+
+_ASSEMBLER: Final = Assembler()
 
 
 @contextmanager
@@ -44,36 +126,6 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if paused:
             gc.enable()
-
-
-def _assemble(request: Json) -> Json:
-    tree = request["tree"]
-    # Preferences are app-level (the request's settings) unless the tree overrides them, one setting at a time.
-    settings = {**(request.get("settings") or {}), **(tree.get("settings") or {})}
-    steps = walk(tree, request["path"])
-    buffer_mode = tree.get("mode", "dialogue") == "buffer"
-    system = _system(request, steps) if not buffer_mode or tree.get("bufferModeSystemContext") else ""
-    budget = request.get("modelContextLimit", DEFAULT_MODEL_LIMIT) - settings.get("tokenBuffer", DEFAULT_TOKEN_BUFFER)
-    if estimate(system) > budget:
-        raise SpecError("systemContextTooLong", f"system context alone needs {estimate(system)} tokens, {budget} are available")
-    pieces = _segments(steps, request.get("workingBuffer", "")) if buffer_mode else _messages(steps)
-    if not pieces:
-        raise SpecError("emptyContext", "every node on the path is excluded, so no message is left; include a node or move")
-    strategy = settings.get("truncationStrategy", DEFAULT_STRATEGY)
-    fitted = fit(pieces, budget - estimate(system), strategy, settings.get("minimumRecentNodes", DEFAULT_MINIMUM_RECENT))
-    result: Json = {"truncated": fitted.dropped > 0, "droppedMessageCount": fitted.dropped}
-    if system:
-        result["systemContext"] = system
-    if buffer_mode:
-        return {"document": "".join(piece.text for piece in fitted.pieces), **result}
-    return {"messages": [{"role": p.role, "content": p.text} for p in fitted.pieces], **result}
-
-
-def _system(request: Json, steps: list[Step]) -> str:
-    agent = ((request.get("agent") or {}).get("configuration") or {}).get("systemPrompt") or ""
-    parts = [agent, request["tree"].get("systemContext") or ""]
-    parts += [content_text(node.get("content")) for step in steps if not step.excluded for node in step.instructions]
-    return "\n\n".join(part.strip() for part in parts if part.strip())
 
 
 def _messages(steps: list[Step]) -> list[Piece]:
@@ -96,8 +148,3 @@ def _extend(runs: list[tuple[str, list[str]]], node: Json) -> None:
         runs[-1][1].append(content_text(node.get("content")))
     else:
         runs.append((role, [content_text(node.get("content"))]))
-
-
-def _segments(steps: list[Step], working_buffer: str) -> list[Piece]:
-    pieces = [Piece("text", content_text(step.node.get("content"))) for step in steps if not step.excluded]
-    return [*pieces, Piece("text", working_buffer)] if working_buffer else pieces

@@ -29,9 +29,8 @@ class Fitted:
     dropped: int
 
 
-def fit(pieces: list[Piece], budget: int, strategy: str, minimum_recent: int) -> Fitted:
-    """Keep what fits in `budget` tokens by the strategy; at least one piece always stays."""
-    costs = [estimate(piece.text) for piece in pieces]
+def fit(pieces: list[Piece], costs: list[int], budget: int, strategy: str, minimum_recent: int) -> Fitted:
+    """Keep what fits in `budget` tokens by the strategy, given each piece's estimate; at least one piece always stays."""
     if not pieces or sum(costs) <= budget:
         return Fitted(pieces, 0)
     if strategy == "stopAtLimit":

@@ -50,6 +50,19 @@ def concatenated(document: str, texts: list[str], working: str = "") -> bool:
     return False
 
 
+def added_text(document: str, texts: list[str]) -> str | None:
+    """The non-blank text around and between the contents, found in order; None when a content is missing."""
+    added, position = [], 0
+    for text in texts:
+        found = document.find(text, position)
+        if found < 0:
+            return None
+        added.append(document[position:found])
+        position = found + len(text)
+    added.append(document[position:])
+    return "".join(added).strip()
+
+
 def buffer_request(texts: list[str], **kwargs: object) -> Json:
     """A buffer-mode linear tree."""
     return linear_tree(texts, mode="buffer", **kwargs)  # type: ignore[arg-type]
@@ -60,9 +73,10 @@ def test_contents_are_concatenated(implementation: Implementation) -> None:
     """Human and model contents alike, in path order, no role labels."""
     texts = ["Once upon a time", " there was a crab", " who walked forward."]
     document = document_of(assemble(implementation, buffer_request(texts)).result(DOCUMENT))
-    require(concatenated(document, texts), SEPARATOR, f"document {document!r}")
     for label in ("user", "assistant", "human", "model", "User:", "Assistant:"):
-        require(label not in document, ROLES, f"role label {label!r} in {document!r}")
+        require(label.lower() not in document.lower(), ROLES, f"role label {label!r} in {document!r}")
+    require(added_text(document, texts) == "", ROLES, f"text added to the contents in {document!r}")
+    require(concatenated(document, texts), SEPARATOR, f"document {document!r}")
 
 
 @requirement(CONCAT, SEPARATOR, ROLES)
@@ -74,8 +88,18 @@ def test_generated_contents_concatenate(implementation: Implementation, texts: l
     """Same-author runs are not merged differently: every content once, unchanged, in order."""
     result = assemble(implementation, buffer_request(texts, authors=authors[: len(texts)])).result(DOCUMENT)
     document = document_of(result)
+    require(added_text(document, texts) == "", ROLES, f"text added to the contents in {document!r}")
     require(concatenated(document, texts), CONCAT, f"document {document!r} for {texts}")
     require(result["truncated"] is False, CONCAT, "truncated without need")
+
+
+@requirement(CONCAT, SEPARATOR)
+def test_same_author_nodes_join_like_any_others(implementation: Implementation) -> None:
+    """Consecutive human nodes are not merged as in dialogue mode: one separator throughout the document."""
+    texts = ["Line one.", "Line two.", "Line three.", "A reply."]
+    request = buffer_request(texts, authors=["human", "human", "human", "model"])
+    document = document_of(assemble(implementation, request).result(CONCAT))
+    require(concatenated(document, texts), CONCAT, f"document {document!r}")
 
 
 @requirement(DEFAULT_OFF)

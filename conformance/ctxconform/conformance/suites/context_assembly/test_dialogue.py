@@ -6,7 +6,7 @@ import re
 from typing import Final
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ctxconform.conformance._implementation import Implementation
@@ -30,6 +30,9 @@ SEPARATOR: Final = "context-assembly/dialogue-mode/merge-separator"
 FILTER: Final = "context-assembly/dialogue-mode/filter-excluded"
 NON_TEXT: Final = "context-assembly/dialogue-mode/non-text-content"
 FITS: Final = "context-assembly/dialogue-mode/truncate-only-if-needed"
+PRIMARY: Final = "context-assembly/multi-source-edges/primary-main-content"
+EXCLUDED: Final = "context-assembly/exclusion-filtering/excluded-flag"
+PRUNED: Final = "context-assembly/exclusion-filtering/pruned-flag"
 
 
 def pairs(result: Json) -> list[tuple[str, str]]:
@@ -53,6 +56,22 @@ def test_roles_follow_author_type(implementation: Implementation) -> None:
         f"messages {result['messages']}",
     )
     require(result["truncated"] is False and result["droppedMessageCount"] == 0, FITS, f"flags {result}")
+
+
+@requirement(ROLES)
+def test_path_opening_with_a_model_node(implementation: Implementation) -> None:
+    """Roles follow authorType, not position: a model greeting first is an assistant message."""
+    request = linear_tree(["Welcome! How can I help?", "I need a map.", "Here is one."], ["model", "human", "model"])
+    result = assemble(implementation, request).result(ROLES)
+    require([role for role, _ in pairs(result)] == ["assistant", "user", "assistant"], ROLES, f"messages {result['messages']}")
+
+
+@requirement(PRIMARY)
+def test_message_content_is_the_node_content_unchanged(implementation: Implementation) -> None:
+    """Whitespace around and inside a node's content, line breaks and markup included, reaches its message as is."""
+    texts = ["  indented question\n", "\n\nAn answer after blank lines.\n\n", "\t*Markdown* list:\n- one\n- two  "]
+    result = assemble(implementation, linear_tree(texts)).result(PRIMARY)
+    require([content for _, content in pairs(result)] == texts, PRIMARY, f"messages {result['messages']}")
 
 
 @requirement(TRAVERSE)
@@ -109,19 +128,19 @@ def test_consecutive_same_author_nodes_merge(implementation: Implementation) -> 
     require(merged_ok(got[0][1], ["First.", "Second."]), SEPARATOR, f"merged content {got[0][1]!r}")
 
 
-@requirement("context-assembly/exclusion-filtering/excluded-flag", "context-assembly/exclusion-filtering/pruned-flag", FILTER)
+@requirement(EXCLUDED, PRUNED, FILTER)
 @pytest.mark.parametrize(
-    "flags",
-    [{"excluded": True}, {"pruned": True}, {"pruned": True, "excluded": False}],
+    ("flags", "leak"),
+    [({"excluded": True}, EXCLUDED), ({"pruned": True}, PRUNED), ({"pruned": True, "excluded": False}, PRUNED)],
     ids=["excluded", "pruned", "pruned-not-excluded"],
 )
-def test_flagged_nodes_are_left_out(implementation: Implementation, flags: dict[str, bool]) -> None:
+def test_flagged_nodes_are_left_out(implementation: Implementation, flags: dict[str, bool], leak: str) -> None:
     """A flagged node contributes nothing; the nodes after it stay, in order."""
     request = linear_tree(["Q1", "SECRET-middle", "Q2", "A2"], ["human", "model", "human", "model"])
     request["tree"]["nodes"][1]["metadata"] = flags
     result = assemble(implementation, request).result(FILTER)
     text = repr(result)
-    require("SECRET-middle" not in text, "context-assembly/exclusion-filtering/excluded-flag", f"result {text[:300]}")
+    require("SECRET-middle" not in text, leak, f"result {text[:300]}")
     got = pairs(result)
     require(len(got) == 2 and got[1] == ("assistant", "A2") and got[0][0] == "user", FILTER, f"messages {got}")
     require(merged_ok(got[0][1], ["Q1", "Q2"]), FILTER, f"same-author nodes around the excluded one not merged: {got}")
@@ -256,6 +275,7 @@ def test_several_context_sources_keep_their_order(implementation: Implementation
 
 @requirement(FITS, "context-assembly/guarantees/truncated-flag", "context-assembly/guarantees/dropped-message-count")
 @given(lengths=st.lists(st.integers(1, 400), min_size=1, max_size=10), spare=st.integers(0, 50))
+@example(lengths=[40] * 6, spare=0)  # fits exactly: no room left for a truncation marker, none needed
 def test_nothing_is_truncated_when_it_fits(implementation: Implementation, lengths: list[int], spare: int) -> None:
     """Context whose estimate fits the budget comes back whole, with truncated false and nothing dropped."""
     texts = [f"{i:03d}" + "w" * length for i, length in enumerate(lengths)]

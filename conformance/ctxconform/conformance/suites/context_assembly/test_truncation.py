@@ -213,7 +213,7 @@ def test_truncate_middle_properties(implementation: Implementation, scenario: Sc
         )
 
 
-@requirement(ROLLING, ROLLING_UNIT)
+@requirement(ROLLING, ROLLING_UNIT, SYSTEM_WHOLE, ONE, FLAG, DROPPED)
 @given(scenario=scenarios())
 def test_rolling_window_properties(implementation: Implementation, scenario: Scenario) -> None:
     """Under rollingWindow: a suffix of the messages (the oldest maybe cut), fitting when the recent ones do, maximal."""
@@ -343,9 +343,10 @@ def test_minimum_recent_nodes_kept(implementation: Implementation, recent: int |
     if recent is not None:
         settings["minimumRecentNodes"] = recent
     n = 4 if recent is None else max(1, recent)
-    result = assemble(implementation, linear_tree(texts, limit=100 * n + 60, settings=settings)).result(MIN_RECENT)
+    requirement_id = RECENT if recent is None else MIN_RECENT
+    result = assemble(implementation, linear_tree(texts, limit=100 * n + 60, settings=settings)).result(requirement_id)
     split = split_messages(result["messages"], texts)
-    require(all(i in split.kept for i in range(10 - n, 10)), MIN_RECENT, f"kept {split.kept}; the last {n} must be")
+    require(all(i in split.kept for i in range(10 - n, 10)), requirement_id, f"kept {split.kept}; the last {n} must be")
 
 
 @requirement("context-assembly/truncation/recent-nodes-unit")
@@ -417,3 +418,62 @@ def test_minimum_recent_nodes_scope_under_rolling_window(implementation: Impleme
     result = outcome.result(SCOPE)
     split = split_messages(result["messages"], scenario.texts, allow_cut=True)
     require(split.kept and split.kept[-1] == len(scenario.texts) - 1, SCOPE, f"kept {split.kept}")
+
+
+def sized_texts(count: int, length: int) -> list[str]:
+    """`count` alternating node contents of exactly `length` characters each."""
+    return [node_text(i, length - len(node_text(i, 0))) for i in range(count)]
+
+
+@requirement(FOUR)
+@pytest.mark.parametrize(("share", "truncated"), [(0.9, False), (1.1, True)], ids=["90-percent", "110-percent"])
+def test_about_four_characters_per_token(implementation: Implementation, share: float, truncated: bool) -> None:
+    """A 500-token budget holds 90% of 2,000 characters and not 110% of them."""
+    texts = sized_texts(6, round(2000 * share / 6))
+    result = assemble(implementation, linear_tree(texts, limit=500, settings={"tokenBuffer": 0})).result(FOUR)
+    length = sum(map(len, texts))
+    require(result["truncated"] is truncated, FOUR, f"{length} characters in a 500-token budget: truncated {result['truncated']}")
+
+
+@requirement(DEFAULT)
+def test_no_strategy_set_is_truncate_middle(implementation: Implementation) -> None:
+    """Without truncationStrategy anywhere, an oversized context is handled exactly as with truncateMiddle set."""
+    texts = [node_text(0, 30), *hundred_token_path(8)[1:]]
+    default = assemble(implementation, linear_tree(texts, limit=450, settings={"tokenBuffer": 0})).result(DEFAULT)
+    chosen = linear_tree(texts, limit=450, settings={"tokenBuffer": 0, "truncationStrategy": "truncateMiddle"})
+    require(default == assemble(implementation, chosen).result(DEFAULT), DEFAULT, f"default {default}")
+
+
+@requirement(STRATEGY, ROLLING)
+def test_rolling_window_setting_keeps_only_the_end(implementation: Implementation) -> None:
+    """With rollingWindow set, the most recent messages that fit, not the short first one truncateMiddle could keep."""
+    if "rolling_window" not in implementation.features("context-assembly"):
+        pytest.skip("rolling_window not declared")
+    texts = [node_text(0, 30), *hundred_token_path(8)[1:]]  # 10 tokens, then 7 of 100
+    request = linear_tree(texts, limit=450, settings={"tokenBuffer": 0, "truncationStrategy": "rollingWindow"})
+    result = assemble(implementation, request).result(STRATEGY)
+    split = split_messages(result["messages"], texts, allow_cut=True)
+    kept = split.kept
+    require(kept == list(range(8 - len(kept), 8)), STRATEGY, f"kept nodes {kept} are not the most recent run")
+    require(
+        kept[:1] == [4] or (kept[:1] == [3] and split.cut == [3]),
+        ROLLING,
+        f"kept nodes {kept} (cut {split.cut}): the last four fit and five do not",
+    )
+
+
+@requirement(ONE, ROLLING, FLAG)
+@pytest.mark.parametrize("strategy", ["truncateMiddle", "rollingWindow"])
+def test_last_message_too_big_for_the_budget(implementation: Implementation, strategy: str) -> None:
+    """The most recent message alone over the budget: it is still kept (or the call refused), never an empty result."""
+    if strategy == "rollingWindow" and "rolling_window" not in implementation.features("context-assembly"):
+        pytest.skip("rolling_window not declared")
+    texts = hundred_token_path(3)
+    outcome = assemble(implementation, linear_tree(texts, limit=60, settings={"tokenBuffer": 0, "truncationStrategy": strategy}))
+    if not outcome.ok:
+        outcome.refused(OVERFLOW, "contextExceedsLimit")
+        return
+    result = outcome.result(ONE)
+    kept = split_messages(result["messages"], texts, allow_cut=True)
+    require(kept.kept[-1:] == [2], ONE, f"the most recent message is missing: {result['messages']}")
+    require(result["truncated"] is True, FLAG, "nodes were dropped, yet truncated is false")
