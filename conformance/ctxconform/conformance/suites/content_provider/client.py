@@ -126,9 +126,12 @@ class Outcome(CheckedReply):
 
 
 def _shape_broken(op: str, errors: list[str], default: str) -> str:
-    # Some schema errors say which requirement broke: a provider without its manifest, an instructions lane that is no text.
+    # Some schema errors say which requirement broke: a provider without its manifest or with a Session one,
+    # an instructions lane that is no text.
     if any("registers: " in e and "does not contain" in e for e in errors):
         return "content-provider/4.4/manifest-required"
+    if any("/classification: 'Consumable' was expected" in e for e in errors):  # only the manifest's is a const
+        return "content-provider/4.4/manifest-consumable"
     if op == "compose" and any(e.startswith("instructions") for e in errors):
         return "content-provider/4.3/session-in-instructions"
     return default

@@ -13,6 +13,7 @@ from ctxconform.conformance.suites.content_provider.client import (
     Execution,
     expect_request,
     fresh_execution,
+    input_lanes,
     populate,
     require,
     tool_call,
@@ -22,6 +23,9 @@ requirement = pytest.mark.requirement
 
 DETERMINISTIC = "content-provider/3/deterministic-composition"
 HOLDS_ALL = "content-provider/4.1/holds-all-prompt-context"
+FOR_LLM = "content-provider/4.3/consumable-for-llm"
+# Items an implementation may be tempted to skip as carrying nothing for the LLM.
+SKIPPABLE = ["", " ", "\n", "\t \r\n", "again", "again", ""]
 
 
 @requirement(IN_INSTRUCTIONS, IN_INPUT, SEPARATE, "content-provider/4.3/consumable-for-llm")
@@ -29,6 +33,18 @@ def test_each_classification_goes_to_its_own_lane(execution: Execution) -> None:
     """Session items are in the instructions lane, Consumable items and tool calls are the input items, never mixed."""
     lanes = populate(execution)
     expect_request(execution.compose(), SESSION_ITEMS, lanes)
+
+
+@requirement(FOR_LLM)
+def test_no_pending_consumable_is_held_back(execution: Execution) -> None:
+    """Blank, whitespace-only and repeated Consumable items are input items of the next request like any other."""
+    execution.add("Scratch", "Consumable")
+    for text in SKIPPABLE:
+        execution.append("Scratch", text)
+    execution.record(tool_call(1))
+    found = input_lanes(execution.compose(FOR_LLM))
+    held = {name: r["items"] for name, r in execution.registers().items() if r["classification"] == "Consumable" and r["items"]}
+    require(found == held, FOR_LLM, f"the provider holds {held}, the request carries {found}")
 
 
 @requirement(IN_INSTRUCTIONS)

@@ -41,6 +41,13 @@ def essentials(trace: Json) -> Json:
     return {name: trace[name] for name in ("invocation", "ended", "tokens", "summary", "steps") if name in trace}
 
 
+def only_trace(execution: Execution, when: str) -> Json:
+    """The essentials of the execution's one trace; fails diagnostic-visibility unless get_traces shows exactly one."""
+    traces = execution.traces(VISIBLE)
+    require(len(traces) == 1, VISIBLE, f"{when}, the one trace begun is listed as {traces}")
+    return essentials(traces[0])
+
+
 @requirement(LIST)
 def test_an_execution_starts_with_an_empty_list_of_traces(execution: Execution) -> None:
     """Before any invocation, get_traces answers an empty list."""
@@ -151,10 +158,10 @@ def test_an_open_trace_can_be_read_while_it_fills(execution: Execution) -> None:
     """A trace is visible while its invocation runs: not ended, with the steps so far; then ended, with everything."""
     execution.begin()
     execution.step({"kind": "request"})
-    open_trace = essentials(execution.traces(VISIBLE)[0])
+    open_trace = only_trace(execution, "while its invocation runs")
     require(open_trace["ended"] is False and open_trace["steps"] == [{"kind": "request"}], VISIBLE, f"open trace: {open_trace}")
     execution.end(TOTALS, SUMMARY_DATA)
-    ended = essentials(execution.traces(VISIBLE)[0])
+    ended = only_trace(execution, "after its invocation ended")
     expected = {"invocation": 1, "ended": True, "tokens": TOTALS, "summary": SUMMARY_DATA, "steps": [{"kind": "request"}]}
     require(ended == expected, VISIBLE, f"ended trace: {ended}")
 
