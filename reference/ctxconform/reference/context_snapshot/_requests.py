@@ -100,11 +100,11 @@ def create_request(args: object) -> NewSnapshot:
     )
 
 
-def item_request(args: object) -> NewItem:
-    """Read add_item's arguments; a preview of 500 characters or more is cut to its first 499."""
+def item_request(args: object, white: Collection[str] = _WHITE) -> NewItem:
+    """Read add_item's arguments; a path of `white` characters only is blank; a long preview is cut to its first 499."""
     fields = _fields(args, {"snapshot_id", "kind", "path"}, {"content", "preview"})
     preview = _text(fields["preview"], "preview", None, blank=True)[: PREVIEW_LIMIT - 1] if "preview" in fields else None
-    item = Item(_kind(fields["kind"]), _text(fields["path"], "path", MAX_PATH), preview)
+    item = Item(_kind(fields["kind"]), _text(fields["path"], "path", MAX_PATH, white=white), preview)
     content = _content(fields["content"]) if "content" in fields else None
     return NewItem(_snapshot_id(fields["snapshot_id"]), item, content)
 
@@ -160,12 +160,12 @@ def _fields(
     return args
 
 
-def _text(value: object, name: str, limit: int | None, *, blank: bool = False) -> str:
+def _text(value: object, name: str, limit: int | None, *, blank: bool = False, white: Collection[str] = _WHITE) -> str:
     if not isinstance(value, str):
         _refuse(f"{name} must be a string")
     if limit is not None and len(value) > limit:
         _refuse(f"{name} has {len(value)} characters; at most {limit} are accepted")
-    if not blank and all(c in _WHITE for c in value):
+    if not blank and all(c in white for c in value):
         _refuse(f"{name} must not be blank")
     try:
         value.encode("utf-8")

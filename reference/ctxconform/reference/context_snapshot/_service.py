@@ -13,6 +13,7 @@ from ctxconform.reference.context_snapshot._model import Header, Item, Snapshot
 from ctxconform.reference.context_snapshot._objects import ObjectId
 from ctxconform.reference.context_snapshot._repository import Repositories
 from ctxconform.reference.context_snapshot._requests import (
+    NewItem,
     blob_request,
     content_request,
     create_request,
@@ -57,10 +58,15 @@ class ContextSnapshots:
 
     def add_item(self, args: object) -> Json:
         """Append an item to a draft; its content, when given, becomes a blob in the repository first."""
-        request = item_request(args)
+        return self.append_item(item_request(args))
+
+    def append_item(self, request: NewItem) -> Json:
+        """Append an item, read from add_item's arguments, to a draft."""
         with self.store.transaction() as tx:
             header = _draft(tx, request.snapshot_id)
-            item = request.item if request.content is None else replace(request.item, blob=self._blob(header, request.content))
+            item = request.item
+            if request.content is not None:
+                item = replace(item, blob=self.store_content(header, item, request.content))
             index = tx.append(header.object_id, item)
         return {"index": index, "item": item.to_json()}
 
@@ -70,7 +76,7 @@ class ContextSnapshots:
         with self.store.transaction() as tx:
             header = _draft(tx, request.snapshot_id)
             seq, item = _item_at(tx, header, request.index)
-            item = replace(item, blob=self._blob(header, request.content))
+            item = replace(item, blob=self.store_content(header, item, request.content))
             tx.replace(header.object_id, seq, item)
         return {"index": request.index, "item": item.to_json()}
 
@@ -131,7 +137,8 @@ class ContextSnapshots:
         refs = retainer(repository, blobs, snapshot.header.label) if blobs else []
         return {"strategy": request.strategy, "retained": [oid.hex for oid in blobs], "refs": refs}
 
-    def _blob(self, header: Header, content: bytes) -> ObjectId:
+    def store_content(self, header: Header, item: Item, content: bytes) -> ObjectId:  # noqa: ARG002 - any kind is stored alike
+        """Store an item's content as a blob in the repository of the snapshot's object format; return its id."""
         return self.repositories(header.algorithm).write_blob(content)
 
     def _check_blobs(self, header: Header, items: Sequence[Item]) -> None:

@@ -61,6 +61,10 @@ class Repository:
         output = self.git("cat-file", "--batch-all-objects", "--batch-check=%(objecttype)").decode()
         return output.split().count("blob")
 
+    def object_count(self) -> int:
+        """How many distinct objects of any type the repository holds, loose or packed."""
+        return len(self.git("cat-file", "--batch-all-objects", "--batch-check=%(objectname)").split())
+
     def gc(self) -> None:
         """`git gc --prune=now`: every object that nothing keeps reachable is gone afterwards."""
         self.git("gc", "--prune=now", "--quiet")

@@ -83,12 +83,16 @@ def test_each_kind_stores_its_content_as_a_blob(snapshots: Snapshots, sha1: Repo
 
 @requirement(UNIFIED, KIND_ENUM)
 def test_the_same_content_gets_the_same_blob_whatever_the_kind(snapshots: Snapshots, sha1: Repository) -> None:
-    """One content as a File, Url, Snippet, Command and Image item: one blob, the Git id of the content."""
+    """One content as an item of every kind (the open one too, when declared): each gets the Git id of the content."""
     content = f"shared content {uuid.uuid4()}\n".encode()
     snapshot_id = snapshots.create()
-    kinds = ["file", "url", "snippet", "command", "image"]
-    blobs = {item_blob(snapshots.add(snapshot_id, k, f"{k} locator", content).result(KIND_ENUM)["item"]) for k in kinds}
-    require(blobs == {sha1.hash_object(content)}, UNIFIED, f"five kinds with one content gave blobs {sorted(map(str, blobs))}")
+    kinds: list[object] = ["file", "url", "snippet", "command", "image"]
+    if "other_kind" in snapshots.features:
+        kinds.append({"other": "terminal-session"})
+    blobs = [item_blob(snapshots.add(snapshot_id, k, f"{k} locator", content).result(KIND_ENUM)["item"]) for k in kinds]
+    expected = sha1.hash_object(content)
+    wrong = {str(k): b for k, b in zip(kinds, blobs, strict=True) if b != expected}
+    require(not wrong, UNIFIED, f"one content should be blob {expected} whatever the kind; these kinds got {wrong}")
 
 
 @requirement(KIND_ENUM, ITEM)
@@ -99,6 +103,28 @@ def test_the_five_kinds_read_back_as_given(snapshots: Snapshots) -> None:
     items = items_of(snapshots.get(snapshot_id))
     require([i.get("kind") for i in items] == kinds, KIND_ENUM, f"kinds read back as {[i.get('kind') for i in items]}")
     require([i.get("path") for i in items] == [f"{k}-path" for k in kinds], ITEM, f"paths read back as {items}")
+
+
+def layers(item: dict[str, object]) -> tuple[object, object, object, str | None]:
+    """An item's kind, path, preview (None when absent) and blob in hex (None when it has none)."""
+    return item.get("kind"), item.get("path"), item.get("preview"), item_blob(item)
+
+
+@requirement(ITEM)
+def test_each_item_has_the_layers_it_was_given(snapshots: Snapshots, sha1: Repository) -> None:
+    """Added and read back, an item has the kind, path and preview given, and a blob exactly when content was given."""
+    given_items: list[tuple[str, str, str | None, bytes | None]] = [
+        ("file", "src/lib.rs", "pub fn add", b"pub fn add(a: u8, b: u8) -> u8 { a + b }\n"),
+        ("url", "https://example.org/guide", None, b"<h1>Guide</h1>\n"),
+        ("snippet", "design notes", "Saturate \u2014 never wrap", None),
+        ("command", "cargo test", None, None),
+    ]
+    snapshot_id = snapshots.create()
+    added = [snapshots.add(snapshot_id, k, p, c, preview=v).result(ITEM)["item"] for k, p, v, c in given_items]
+    expected = [(k, p, v, None if c is None else sha1.hash_object(c)) for k, p, v, c in given_items]
+    for source, found in (("add_item", added), ("get_snapshot", items_of(snapshots.get(snapshot_id, ITEM)))):
+        got = [layers(item) for item in found]
+        require(got == expected, ITEM, f"{source} gave the items as {got}; they were given as {expected}")
 
 
 @requirement(OTHER_KIND)
@@ -213,6 +239,10 @@ def test_items_keep_their_order_and_their_snapshot(snapshots: Snapshots) -> None
     snapshots.call("remove_item", snapshot_id=first, index=1).result(ORDER)
     paths = [i.get("path") for i in items_of(snapshots.get(first))]
     require(paths == ["a0", "a2", "a3", "a4"], ORDER, f"after removing index 1 of a0..a4 the items are {paths}")
+    moved = snapshots.call("remove_item", snapshot_id=first, index=1).result(ORDER)["item"].get("path")
+    require(moved == "a2", ORDER, f"after the removal index 1 should name a2, which moved up; it named {moved}")
+    last = snapshots.call("remove_item", snapshot_id=first, index=2).result(ORDER)["item"].get("path")
+    require(last == "a4", ORDER, f"index 2 of a0, a3, a4 should name a4; it named {last}")
     others = [i.get("path") for i in items_of(snapshots.get(second))]
     require(others == ["b0"], ORDER, f"another snapshot shows items {others}")
 

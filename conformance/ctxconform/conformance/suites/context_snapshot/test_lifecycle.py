@@ -62,6 +62,9 @@ def test_a_new_snapshot_has_the_header_and_what_was_given(snapshots: Snapshots) 
     require(record["selection_strategy"] == "heuristic", RECORD, f"selection_strategy is {record['selection_strategy']!r}")
     require(record.get("summary") == "what the agent saw at start", RECORD, f"summary is {record.get('summary')!r}")
     require(record.get("items", []) == [], RECORD, f"a new snapshot has items {record.get('items')}")
+    read = snapshots.get(str(record["object_id"]))["snapshot"]
+    for field in ("object_id", "object_type", "created_by", "selection_strategy", "summary"):
+        require(read.get(field) == record.get(field), RECORD, f"{field} {record.get(field)!r} read back as {read.get(field)!r}")
 
 
 @requirement(RECORD)

@@ -56,15 +56,18 @@ def test_distinct_contents_are_distinct_blobs(snapshots: Snapshots, sha1: Reposi
 
 
 @requirement(FILE_TREE, FILE_REACHABLE)
-def test_a_committed_file_is_the_blob_of_the_commit_tree(snapshots: Snapshots, sha1: Repository) -> None:
-    """A File item of committed content gets the tree's blob, adds no object, and survives gc without retention."""
-    path, content = f"src/{uuid.uuid4().hex}/main.rs", unique("fn main() {}")
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_a_committed_file_is_the_blob_of_the_commit_tree(snapshots: Snapshots, sha1: Repository, newline: str) -> None:
+    """A File item of committed content (LF or CRLF lines) gets the tree's blob, adds no object, and survives gc."""
+    path = f"src/{uuid.uuid4().hex}/main.rs"
+    content = f"fn main() {{{newline}    run();{newline}}}{newline}".encode() + unique("// id")
     _, in_tree = sha1.commit_file(path, content)
-    before = sha1.blob_count()
+    before = sha1.object_count()
     snapshot_id = snapshots.create()
     blob = item_blob(snapshots.add(snapshot_id, "file", path, content).result(FILE_TREE)["item"])
     require(blob == in_tree, FILE_TREE, f"the File item's blob is {blob}; the commit tree has {in_tree} at {path}")
-    require(sha1.blob_count() == before, FILE_TREE, "adding a committed file stored another object")
+    gained = sha1.object_count() - before
+    require(gained == 0, FILE_TREE, f"adding a committed file stored {gained} more object(s)")
     snapshots.finalized(snapshot_id, FILE_TREE)
     sha1.gc()
     require(sha1.blob(in_tree) == content, FILE_REACHABLE, "git gc --prune=now lost the File item's blob")
