@@ -11,7 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from ctxconform.conformance._baseline import baseline_schema
 from ctxconform.conformance._data import schemas_dir
+from ctxconform.conformance._mutation import mutation_schema
 from ctxconform.conformance._report import report_schema
 from ctxconform.conformance._schemas import _fast_validator, schema_errors, validator
 
@@ -28,13 +30,17 @@ def test_every_schema_is_valid_draft_2020_12_with_an_id_matching_its_path(name: 
     assert schema["$id"] == BASE + name
 
 
-def test_the_committed_report_schema_is_generated_from_the_model() -> None:
-    """schemas/report/report.schema.json is what the pydantic model generates.
+@pytest.mark.parametrize(
+    ("name", "generate"),
+    [("report", report_schema), ("mutants", mutation_schema), ("baseline", baseline_schema)],
+)
+def test_the_committed_report_schemas_are_generated_from_the_models(name: str, generate: Any) -> None:
+    """schemas/report/NAME.schema.json is what the pydantic model generates.
 
-    Regenerate it with `python -m ctxconform.conformance._report > schemas/report/report.schema.json`.
+    Regenerate with `python -m ctxconform.conformance._report` (`_mutation`, `_baseline`) > schemas/report/NAME.schema.json.
     """
-    committed = json.loads((schemas_dir() / "report" / "report.schema.json").read_text(encoding="utf-8"))
-    assert committed == report_schema()
+    committed = json.loads((schemas_dir() / "report" / f"{name}.schema.json").read_text(encoding="utf-8"))
+    assert committed == generate()
 
 
 KEYS = st.one_of(st.from_regex(r"[a-z0-9_]{1,64}", fullmatch=True), st.text(max_size=70))

@@ -10,18 +10,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
 from ctxconform.conformance._adapters import Adapter, parse_adapter
+from ctxconform.conformance._baseline import Baseline, KnownFailure, baseline_from, load_baseline
 from ctxconform.conformance._junit import render_junit
 from ctxconform.conformance._markdown import render_markdown
 from ctxconform.conformance._mutation import MutantOutcome, MutationOptions, MutationReport, mutation_report, run_mutants
 from ctxconform.conformance._profiles import PROFILES
 from ctxconform.conformance._registry import LEVELS, coverage_problems
-from ctxconform.conformance._report import ImplementationReport, Report, implementation_report
+from ctxconform.conformance._report import ImplementationReport, Report, implementation_report, tests_in
 from ctxconform.conformance._runner import RunOptions, collect_requirements, run_suite
 from ctxconform.conformance._specs import SPECS, SpecSuite, resolve_specs
 from ctxconform.conformance._verdicts import BAD
@@ -72,6 +74,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--test", metavar="EXPR", help="only tests matching this pytest -k expression")
     run.add_argument("--quiet", action="store_true", help="no progress display")
+    run.add_argument(
+        "--baseline", type=Path, metavar="FILE", help="known failures of the implementation: XFAIL, or XPASS when stale"
+    )
+    run.add_argument(
+        "--update-baseline", action="store_true", help="write --baseline FILE from this run's failures (complete runs only)"
+    )
     run.set_defaults(command=_run)
     _add_mutants_parser(commands)
     requirements = commands.add_parser("requirements", help="list requirements; --check that every testable one has a test")
@@ -103,6 +111,7 @@ def _run(options: argparse.Namespace) -> int:
     adapters = [parse_adapter(text) for text in options.adapter or ["reference"]]
     if options.timeout <= 0 or options.max_restarts < 0:
         raise ConfigurationError("--timeout must be a positive number of seconds and --max-restarts at least 0")
+    baselining = _baselining(options, adapters)
     report_dir = _report_dir(options.report_dir)
     seed, profile = _seed(options), _profile(options)
     started, clock = datetime.now(UTC), time.monotonic()
@@ -118,7 +127,7 @@ def _run(options: argparse.Namespace) -> int:
             not options.quiet,
             options.max_restarts,
         )
-        implementations = [_run_one(adapter, run_options, index) for index, adapter in enumerate(adapters)]
+        implementations = [_run_one(adapter, run_options, index, baselining) for index, adapter in enumerate(adapters)]
     report = Report(
         kit={"name": "ctxconform", "version": _kit_version()},
         started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -136,7 +145,67 @@ def _run(options: argparse.Namespace) -> int:
     return _exit_code(implementations)
 
 
-def _run_one(adapter: Adapter, options: RunOptions, index: int) -> ImplementationReport:
+@dataclass(frozen=True)
+class _Baselining:
+    path: Path | None
+    update: bool
+    baseline: Baseline | None
+    specs: frozenset[str] = frozenset()
+
+    def for_run(self, adapter: str, lines: list[dict[str, Any]], exit_code: int) -> Baseline | None:
+        """The baseline to apply: the file's, or with --update-baseline a new one written from this complete run."""
+        if not self.update or self.path is None:
+            return self.baseline
+        if any(line["event"] == "unavailable" for line in lines):
+            print(f"ctxconform: the implementation could not start; {self.path} is unchanged", file=sys.stderr)
+            return self.baseline
+        partial = _partial(lines, exit_code)
+        if partial:
+            raise ConfigurationError(
+                f"not updating the baseline {self.path}: the run was partial ({partial}); the file is unchanged"
+            )
+        baseline = baseline_from(adapter, tests_in(lines, replay=""), keep=self._other_specs())
+        temporary = self.path.with_name(f".{self.path.name}.tmp")
+        temporary.write_text(baseline.model_dump_json(indent=2, exclude_none=True) + "\n", encoding="utf-8")
+        temporary.replace(self.path)  # all or nothing
+        print(f"wrote {len(baseline.known_failures)} known failures to {self.path}", file=sys.stderr)
+        return baseline
+
+    def _other_specs(self) -> list[KnownFailure]:
+        # A run of some specs rewrites their entries and keeps those of the others.
+        if self.baseline is None:
+            return []
+        packages = {suite.package: suite.spec for suite in SPECS.values()}
+        return [e for e in self.baseline.known_failures if e.spec(packages) not in self.specs]
+
+
+def _baselining(options: argparse.Namespace, adapters: list[Adapter]) -> _Baselining:
+    if options.update_baseline and options.baseline is None:
+        raise ConfigurationError("--update-baseline writes the file named by --baseline FILE: give one")
+    if options.baseline is not None and len(adapters) > 1:
+        raise ConfigurationError("a baseline belongs to one implementation: give a single --adapter with --baseline")
+    if not options.update_baseline:
+        return _Baselining(options.baseline, False, load_baseline(options.baseline) if options.baseline else None)
+    filters = [flag for flag, used in (("--test", options.test), ("--level", options.level != "MAY")) if used]
+    if filters:
+        raise ConfigurationError(f"--update-baseline needs a complete run, and {', '.join(filters)} filters it: drop them")
+    existing = load_baseline(options.baseline) if options.baseline.exists() else None
+    return _Baselining(options.baseline, True, existing, frozenset(s.spec for s in resolve_specs(options.spec)))
+
+
+def _partial(lines: list[dict[str, Any]], exit_code: int) -> str:
+    events = {line["event"] for line in lines}
+    verdicts = {line["verdict"] for line in lines if line["event"] == "test"}
+    reasons = [
+        ("the suite could not run", "configuration" in events or not verdicts),
+        ("the restarts ran out", "restarts-exhausted" in events),
+        ("some tests ended in HARNESS", "HARNESS" in verdicts),
+        (f"pytest stopped with exit code {exit_code}", exit_code not in (0, 1)),
+    ]
+    return "; ".join(reason for reason, found in reasons if found)
+
+
+def _run_one(adapter: Adapter, options: RunOptions, index: int, baselining: _Baselining) -> ImplementationReport:
     if options.progress:
         print(f"{adapter.text}: {', '.join(s.spec for s in options.specs)}", file=sys.stderr)
     run = run_suite(adapter, options, index)
@@ -147,7 +216,10 @@ def _run_one(adapter: Adapter, options: RunOptions, index: int) -> Implementatio
         tail = run.log.read_text(encoding="utf-8", errors="replace")[-1500:]
         lines = [*lines, {"event": "configuration", "message": f"the suite ran no test (pytest exit {run.exit_code}):\n{tail}"}]
     registries = [spec.registry for spec in options.specs]
-    return implementation_report(adapter.text, lines, registries, replay=options.replay(adapter), duration_s=run.duration_s)
+    baseline = baselining.for_run(adapter.text, lines, run.exit_code)
+    return implementation_report(
+        adapter.text, lines, registries, replay=options.replay(adapter), duration_s=run.duration_s, baseline=baseline
+    )
 
 
 def _report_dir(path: Path) -> Path:
@@ -189,7 +261,7 @@ def _exit_code(implementations: list[ImplementationReport]) -> int:
     statuses = {i.status for i in implementations}
     if "unavailable" in statuses:
         return EXIT_UNAVAILABLE
-    if statuses == {"conformant"}:
+    if statuses <= {"conformant", "known-failures"}:
         return EXIT_CONFORMANT
     return EXIT_NOT_CONFORMANT
 

@@ -12,7 +12,8 @@ _SHOWN = 30
 
 def render_markdown(report: Report) -> str:
     """Return the report as Markdown."""
-    verdict = "conformant" if report.conformant else "NOT conformant"
+    known = {i.status for i in report.implementations} == {"known-failures"}
+    verdict = "conformant" if report.conformant else ("known failures only" if known else "NOT conformant")
     lines = [
         "# ctxconform report",
         "",
@@ -55,6 +56,9 @@ def _implementation(imp: ImplementationReport) -> list[str]:
             lines.append(f"| `{r.id}` | {r.level} | {r.verdict} | {quote} |")
         if len(broken) > _SHOWN:
             lines.append(f"| … {len(broken) - _SHOWN} more in report.json | | | |")
+    if imp.stale_baseline:
+        lines += ["", "Stale baseline entries (they pass now: remove them):", ""]
+        lines += [f"- {entry}" for entry in imp.stale_baseline]
     if imp.events:
         lines += ["", "What happened to the implementation:", ""]
         lines += [f"- {e.at_s:.1f} s, {e.kind}{f' at `{e.test}`' if e.test else ''}: {e.message}" for e in imp.events]

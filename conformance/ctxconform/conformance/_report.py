@@ -9,6 +9,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ctxconform.conformance._baseline import Baseline, apply_baseline, stale_entries
 from ctxconform.conformance._registry import Registry
 from ctxconform.conformance._verdicts import BAD, Verdict, worst
 
@@ -23,10 +24,12 @@ __all__ = [
     "implementation_report",
     "read_results",
     "report_schema",
+    "tests_in",
 ]
 
 REPORT_SCHEMA_ID: Final = "https://ctxconform.dev/schemas/report/report.schema.json"
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FAILED: Final = BAD | {"XFAIL"}
 
 
 class TestResult(BaseModel):
@@ -97,8 +100,11 @@ class ImplementationReport(BaseModel):
     name: str | None
     version: str | None
     language: str | None
-    status: Literal["conformant", "not-conformant", "unavailable", "error"]
+    status: Literal["conformant", "known-failures", "not-conformant", "unavailable", "error"] = Field(
+        description="known-failures: every failure is in the baseline"
+    )
     message: str
+    stale_baseline: list[str] = Field(default=[], description="baseline entries that no longer fail (XPASS)")
     events: list[RunEvent]
     duration_s: float = Field(ge=0)
     specs: list[SpecSummary]
@@ -144,16 +150,34 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     return records
 
 
+def tests_in(lines: list[dict[str, Any]], replay: str) -> list[TestResult]:
+    """The test results among the plugin's result lines."""
+    return [_test(line, replay) for line in lines if line["event"] == "test"]
+
+
 def implementation_report(
-    adapter: str, lines: list[dict[str, Any]], registries: list[Registry], *, replay: str, duration_s: float
+    adapter: str,
+    lines: list[dict[str, Any]],
+    registries: list[Registry],
+    *,
+    replay: str,
+    duration_s: float,
+    baseline: Baseline | None = None,
 ) -> ImplementationReport:
-    """Build one implementation's report from the plugin's result lines."""
+    """Build one implementation's report from the plugin's result lines, with a baseline's known failures as XFAIL."""
     started = next((line for line in lines if line["event"] == "started"), None)
     info = started["implementation"] if started else {}
-    tests = [_test(line, replay) for line in lines if line["event"] == "test"]
-    requirements = [_requirement(r, registry.spec, tests) for registry in registries for r in registry.requirements]
+    tests = tests_in(lines, replay)
+    stale = stale_entries(tests, baseline) if baseline else []
+    tests = apply_baseline(tests, baseline) if baseline else tests
+    stale_requirements = {e.requirement for e in stale}
+    requirements = [
+        _requirement(r, registry.spec, tests, stale=r.id in stale_requirements)
+        for registry in registries
+        for r in registry.requirements
+    ]
     failure = next((line for line in lines if line["event"] in ("unavailable", "configuration")), None)
-    bad = any(test.verdict in BAD for test in tests)
+    bad = bool(stale) or any(test.verdict in BAD for test in tests)
     return ImplementationReport(
         adapter=adapter,
         name=info.get("name"),
@@ -161,6 +185,7 @@ def implementation_report(
         language=info.get("language"),
         status=_status(failure, bad, tests),
         message=failure["message"] if failure else "",
+        stale_baseline=[e.describe() for e in stale],
         events=[_event(line) for line in lines if line["event"] in EVENT_KINDS],
         duration_s=round(duration_s, 3),
         specs=[_spec(registry, info, requirements) for registry in registries],
@@ -176,12 +201,14 @@ def _event(line: dict[str, Any]) -> RunEvent:
 
 def _status(
     failure: dict[str, Any] | None, bad: bool, tests: list[TestResult]
-) -> Literal["conformant", "not-conformant", "unavailable", "error"]:
+) -> Literal["conformant", "known-failures", "not-conformant", "unavailable", "error"]:
     if failure is not None:
         return "unavailable" if failure["event"] == "unavailable" else "error"
     if not tests:
         return "error"
-    return "not-conformant" if bad else "conformant"
+    if bad:
+        return "not-conformant"
+    return "known-failures" if any(t.verdict == "XFAIL" for t in tests) else "conformant"
 
 
 def _test(line: dict[str, Any], replay: str) -> TestResult:
@@ -189,9 +216,9 @@ def _test(line: dict[str, Any], replay: str) -> TestResult:
     return TestResult(**fields, replay=f"{replay} --test {line['name']!r}" if line["verdict"] in BAD else "")
 
 
-def _requirement(requirement: Any, spec: str, tests: list[TestResult]) -> RequirementResult:
+def _requirement(requirement: Any, spec: str, tests: list[TestResult], *, stale: bool = False) -> RequirementResult:
     naming = [t for t in tests if requirement.id in t.requirements]
-    charged = [t.verdict if (t.verdict not in BAD or requirement.id in t.failed_requirements) else "PASS" for t in naming]
+    charged = [t.verdict if (t.verdict not in _FAILED or requirement.id in t.failed_requirements) else "PASS" for t in naming]
     return RequirementResult(
         id=requirement.id,
         spec=spec,
@@ -200,7 +227,7 @@ def _requirement(requirement: Any, spec: str, tests: list[TestResult]) -> Requir
         section=requirement.section,
         quote=requirement.quote,
         feature=requirement.feature,
-        verdict=_requirement_verdict(charged),
+        verdict="XPASS" if stale else _requirement_verdict(charged),
         tests=[t.id for t in naming],
     )
 
