@@ -107,7 +107,9 @@ class ContextAssemblyHandler:
         """Nothing to release."""
 
 
-def _only(args: Json, allowed: set[str]) -> None:
+def _only(args: object, allowed: set[str]) -> None:
+    if not isinstance(args, dict):
+        raise SpecError("INVALID_REQUEST", f"the arguments must be an object, got {type(args).__name__}")
     extra = set(args) - allowed
     if extra:
         raise SpecError("INVALID_REQUEST", f"unexpected field(s) {', '.join(sorted(extra))}")
