@@ -16,7 +16,7 @@ nox.options.reuse_existing_virtualenvs = True
 def tests(session: nox.Session) -> None:
     """Run the kit's own tests (the reference, the harness, the suites against the reference and the mutants)."""
     session.install("-e", ".[dev]")
-    session.run("pytest", *session.posargs)
+    session.run("pytest", *(session.posargs or ["--durations=15"]))
 
 
 @nox.session

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ctxconform.conformance._schemas import schema_errors
-from ctxconform.reference.mutants import MUTANTS
+from ctxconform.reference.mutants import MUTANTS, mutant_named
 from helpers import Cli, load_report
 
 STDIO = f"stdio:{sys.executable} -m ctxconform.reference.stdio"
@@ -57,11 +57,8 @@ def test_junit_carries_requirement_ids_as_properties(reference_runs: dict[str, t
         assert all(n.startswith("shared-context/") for n in names)
 
 
-# One mutant per spec through a whole run; `ctxconform mutants` checks that the suite catches every mutant.
-ONE_PER_SPEC = list({m.spec: m for m in reversed(MUTANTS)}.values())
-
-
-@pytest.mark.parametrize("mutant", ONE_PER_SPEC, ids=[m.name for m in ONE_PER_SPEC])
+# One mutant through a whole run; `ctxconform mutants` (tests/test_mutants.py) checks the suites catch every mutant.
+@pytest.mark.parametrize("mutant", [mutant_named("versions_do_not_increment")], ids=lambda m: m.name)
 def test_a_wrong_implementation_fails_naming_the_requirement_it_breaks(mutant: object, cli: Cli, tmp_path: Path) -> None:
     """A mutant makes the run exit 1, and the report charges the requirement the mutant breaks."""
     done = cli("run", "--adapter", mutant.adapter, "--spec", mutant.spec, "--report-dir", str(tmp_path), "--quiet")  # type: ignore[attr-defined]
