@@ -121,7 +121,7 @@ def test_a_child_that_hangs_on_every_call_uses_its_restarts_then_fails_fast(tmp_
     assert not [pid for pid in implementation["pids"] if alive(pid)]
 
 
-def test_results_are_json_lines_a_reader_can_follow(one_of_each: dict[str, Any]) -> None:
-    """Each failed test's transcript ends with the failed call and says what went wrong."""
+def test_each_broken_test_s_transcript_ends_with_the_failed_call(one_of_each: dict[str, Any]) -> None:
+    """Each test that broke the connection has a transcript whose last call says what went wrong."""
     failed = [t for t in one_of_each["tests"] if t["verdict"] not in ("PASS", "ERRORED")]
     assert all(t["transcript"][-1]["failure"] for t in failed), json.dumps(failed)[:2000]

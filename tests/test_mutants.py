@@ -33,11 +33,13 @@ def test_every_mutant_names_known_requirements_of_its_spec_and_says_what_it_brea
     assert len({m.name for m in MUTANTS}) == len(MUTANTS)
 
 
-def test_each_mutant_is_reachable_as_an_adapter_factory() -> None:
-    """`python:ctxconform.reference.mutants:NAME` finds each mutant's factory, which builds a Reference."""
-    first = MUTANTS[0]
-    assert getattr(mutants, first.name) is first.factory
-    assert isinstance(first.factory(), Reference)
+def test_each_mutant_is_reachable_as_an_adapter_factory_and_says_its_name() -> None:
+    """`python:ctxconform.reference.mutants:NAME` finds each factory; it builds a Reference named `mutant:NAME`."""
+    for m in MUTANTS:
+        assert getattr(mutants, m.name) is m.factory
+        built = m.factory()
+        assert isinstance(built, Reference)
+        assert built.name == f"mutant:{m.name}"
     with pytest.raises(AttributeError, match="no mutant"):
         _ = mutants.not_a_mutant
 

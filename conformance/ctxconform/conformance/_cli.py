@@ -267,10 +267,10 @@ def _exit_code(implementations: list[ImplementationReport]) -> int:
 
 
 def _mutants(options: argparse.Namespace) -> int:
-    names, complete = _chosen_mutants(options)
-    report_dir = _report_dir(options.report_dir)
     if options.jobs < 1 or options.timeout <= 0:
         raise ConfigurationError("--jobs must be at least 1 and --timeout a positive number of seconds")
+    names, complete = _chosen_mutants(options)
+    report_dir = _report_dir(options.report_dir)
     seed, profile = _seed(options), _profile(options)
     clock = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ctxconform-mutants-") as work:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,13 +30,20 @@ class Mutant:
 
 
 def mutant(*breaks: str, catalogue: list[Mutant]) -> Callable[[Factory], Factory]:
-    """Add the decorated factory to `catalogue` as a mutant breaking `breaks`; its docstring is the description."""
+    """Add the decorated factory to `catalogue` as a mutant breaking `breaks`, named after it, described by its docstring."""
 
     def register(factory: Factory) -> Factory:
         description = (factory.__doc__ or "").strip().removeprefix("The reference, except that ").rstrip(".")
         if not breaks or not description:
             raise ValueError(f"mutant {factory.__name__}: name the requirements it breaks and describe it in a docstring")
-        catalogue.append(Mutant(factory.__name__, breaks[0].split("/")[0], breaks, description, factory))
-        return factory
+
+        @functools.wraps(factory)
+        def named() -> Reference:
+            reference = factory()
+            reference.name = f"mutant:{factory.__name__}"  # what the implementation says it is in reports
+            return reference
+
+        catalogue.append(Mutant(factory.__name__, breaks[0].split("/")[0], breaks, description, named))
+        return named
 
     return register

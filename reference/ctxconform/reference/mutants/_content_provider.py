@@ -317,15 +317,15 @@ class _BatchAppendHandler(ContentProviderHandler):
 # --- Building the mutants ------------------------------------------------------------------------
 
 
-def _service(name: str, service: Callable[[ProviderStore], ContentProviders]) -> Reference:
-    return Reference(name=f"mutant:{name}", content_provider=partial(open_handler, service=service))
+def _service(service: Callable[[ProviderStore], ContentProviders]) -> Reference:
+    return Reference(content_provider=partial(open_handler, service=service))
 
 
-def _handler(name: str, handler: type[ContentProviderHandler]) -> Reference:
+def _handler(handler: type[ContentProviderHandler]) -> Reference:
     def build(state_dir: Path, store_url: str | None) -> SpecHandler:
         return handler(ContentProviders(open_provider_store(state_dir, store_url)))
 
-    return Reference(name=f"mutant:{name}", content_provider=build)
+    return Reference(content_provider=build)
 
 
 def _in_memory(state_dir: Path, store_url: str | None) -> SpecHandler:  # noqa: ARG001 - the store URL is what it ignores
@@ -335,184 +335,184 @@ def _in_memory(state_dir: Path, store_url: str | None) -> SpecHandler:  # noqa: 
 @mutant("content-provider/4.3/session-not-cleared", catalogue=MUTANTS)
 def clears_session_on_compose() -> Reference:
     """The reference, except that composing a request also empties every Session register."""
-    return _service("clears_session_on_compose", _ClearsSession)
+    return _service(_ClearsSession)
 
 
 @mutant("content-provider/4.3/consumable-kept-until-delivered", catalogue=MUTANTS)
 def consumes_before_delivery() -> Reference:
     """The reference, except that composing a request clears the Consumable items it carries, before any delivery."""
-    return _service("consumes_before_delivery", _ConsumesEarly)
+    return _service(_ConsumesEarly)
 
 
 @mutant("content-provider/3/exactly-two-classifications", catalogue=MUTANTS)
 def unknown_classification_is_consumable() -> Reference:
     """The reference, except that add_register takes any classification but Session as Consumable."""
-    return _handler("unknown_classification_is_consumable", _AnyClassificationHandler)
+    return _handler(_AnyClassificationHandler)
 
 
 @mutant("content-provider/3/independent-of-choreography", catalogue=MUTANTS)
 def invocations_become_registers() -> Reference:
     """The reference, except that beginning a trace also adds an empty register named after the invocation."""
-    return _service("invocations_become_registers", _TraceRegisters)
+    return _service(_TraceRegisters)
 
 
 @mutant("content-provider/4.1/holds-all-prompt-context", catalogue=MUTANTS)
 def pads_an_empty_request() -> Reference:
     """The reference, except that a request with no Consumable item gets a made-up "Continue." input item."""
-    return _service("pads_an_empty_request", _PadsEmptyRequest)
+    return _service(_PadsEmptyRequest)
 
 
 @mutant("content-provider/4.2/multiple-registers", catalogue=MUTANTS)
 def one_register_per_classification() -> Reference:
     """The reference, except that a new register replaces the register of the same classification (the manifest aside)."""
-    return _service("one_register_per_classification", _SlotProviders)
+    return _service(_SlotProviders)
 
 
 @mutant("content-provider/4.2/stable-name", catalogue=MUTANTS)
 def register_takes_the_latest_spelling() -> Reference:
     """The reference, except that asking for a register in another case renames it to that spelling."""
-    return _service("register_takes_the_latest_spelling", _RenamingProviders)
+    return _service(_RenamingProviders)
 
 
 @mutant("content-provider/4.2/ordered-line-items", catalogue=MUTANTS)
 def appends_to_the_front() -> Reference:
     """The reference, except that an appended item goes before the register's other items."""
-    return _service("appends_to_the_front", _Prepends)
+    return _service(_Prepends)
 
 
 @mutant("content-provider/4.2/classified", "content-provider/4.4/manifest-consumable", catalogue=MUTANTS)
 def other_classification_is_no_conflict() -> Reference:
     """The reference, except that asking for a register with the other classification gives it back instead of a conflict."""
-    return _service("other_classification_is_no_conflict", _UnconflictedProviders)
+    return _service(_UnconflictedProviders)
 
 
 @mutant("content-provider/4.2/items-accumulate", catalogue=MUTANTS)
 def registers_drop_duplicate_items() -> Reference:
     """The reference, except that an item the register already holds is not appended again."""
-    return _service("registers_drop_duplicate_items", _SetOfItems)
+    return _service(_SetOfItems)
 
 
 @mutant("content-provider/4.3/session-persistent-across-calls", catalogue=MUTANTS)
 def instructions_only_until_first_delivery() -> Reference:
     """The reference, except that after a successful delivery requests carry an empty instructions lane."""
-    return _service("instructions_only_until_first_delivery", _InstructsOnce)
+    return _service(_InstructsOnce)
 
 
 @mutant("content-provider/4.3/consumable-for-llm", catalogue=MUTANTS)
 def blank_consumables_held_back() -> Reference:
     """The reference, except that blank Consumable items are left out of the request (yet cleared by its delivery)."""
-    return _service("blank_consumables_held_back", _SkipsBlank)
+    return _service(_SkipsBlank)
 
 
 @mutant("content-provider/4.3/consumable-cleared-after-delivery", catalogue=MUTANTS)
 def delivery_leaves_the_last_item() -> Reference:
     """The reference, except that a delivery leaves the last item each Consumable register's request carried."""
-    return _service("delivery_leaves_the_last_item", _LeavesLast)
+    return _service(_LeavesLast)
 
 
 @mutant("content-provider/4.4/manifest-required", catalogue=MUTANTS)
 def manifest_made_on_first_tool_call() -> Reference:
     """The reference, except that a new provider has no ToolCallManifest until a tool call is recorded."""
-    return _service("manifest_made_on_first_tool_call", _LazyManifest)
+    return _service(_LazyManifest)
 
 
 @mutant("content-provider/4.4/manifest-consumable", catalogue=MUTANTS)
 def manifest_is_session_context() -> Reference:
     """The reference, except that a new provider's ToolCallManifest is classified Session."""
-    return _service("manifest_is_session_context", _SessionManifest)
+    return _service(_SessionManifest)
 
 
 @mutant("content-provider/4.4/manifest-records", catalogue=MUTANTS)
 def tool_output_reserialized() -> Reference:
     """The reference, except that a tool call's outputJson is parsed and serialized again rather than kept as given."""
-    return _service("tool_output_reserialized", _NormalizesOutput)
+    return _service(_NormalizesOutput)
 
 
 @mutant("content-provider/5.2/composed-solely-of-registers", catalogue=MUTANTS)
 def rehydrate_ignores_extra_fields() -> Reference:
     """The reference, except that rehydrate ignores what a serialized provider holds beside its registers."""
-    return _handler("rehydrate_ignores_extra_fields", _LenientRehydrateHandler)
+    return _handler(_LenientRehydrateHandler)
 
 
 @mutant("content-provider/5.2/registers-only-containment", catalogue=MUTANTS)
 def list_item_appended_as_items() -> Reference:
     """The reference, except that append_item takes a list of texts as several items instead of refusing it."""
-    return _handler("list_item_appended_as_items", _BatchAppendHandler)
+    return _handler(_BatchAppendHandler)
 
 
 @mutant("content-provider/5.3/state-holders-only", catalogue=MUTANTS)
 def items_are_trimmed() -> Reference:
     """The reference, except that appended items are stripped of leading and trailing whitespace."""
-    return _service("items_are_trimmed", _Strips)
+    return _service(_Strips)
 
 
 @mutant("content-provider/6.2/persist-and-rehydrate", catalogue=MUTANTS)
 def persisted_provider_is_shared() -> Reference:
     """The reference, except that a persisted provider is cached by reference, so later changes reach the saved one."""
-    return _service("persisted_provider_is_shared", lambda store: ContentProviders(_CachingStore(store)))
+    return _service(lambda store: ContentProviders(_CachingStore(store)))
 
 
 @mutant("content-provider/6.2/durable-across-restart", catalogue=MUTANTS)
 def persists_in_memory_only() -> Reference:
     """The reference, except that persisted providers are kept in memory, lost when the implementation restarts."""
-    return Reference(name="mutant:persists_in_memory_only", content_provider=_in_memory)
+    return Reference(content_provider=_in_memory)
 
 
 @mutant("content-provider/7.1/diagnostic-visibility", catalogue=MUTANTS)
 def open_traces_hidden() -> Reference:
     """The reference, except that get_traces lists only the traces that have ended."""
-    return _service("open_traces_hidden", _OnlyEndedTraces)
+    return _service(_OnlyEndedTraces)
 
 
 @mutant("content-provider/7.2/one-trace-per-invocation", catalogue=MUTANTS)
 def traces_overlap() -> Reference:
     """The reference, except that begin_trace opens another trace while one is still open."""
-    return _service("traces_overlap", _OverlappingTraces)
+    return _service(_OverlappingTraces)
 
 
 @mutant("content-provider/7.2/multiple-traces", catalogue=MUTANTS)
 def keeps_only_the_latest_trace() -> Reference:
     """The reference, except that beginning a trace drops the traces before it (numbering goes on)."""
-    return _service("keeps_only_the_latest_trace", _LatestTraceOnly)
+    return _service(_LatestTraceOnly)
 
 
 @mutant("content-provider/7.3/list-of-traces", catalogue=MUTANTS)
 def executions_share_one_trace_list() -> Reference:
     """The reference, except that every execution's traces go into one list all executions share."""
-    return _service("executions_share_one_trace_list", _SharedTraceList)
+    return _service(_SharedTraceList)
 
 
 @mutant("content-provider/7.3/token-totals", catalogue=MUTANTS)
 def drops_reasoning_and_cached_tokens() -> Reference:
     """The reference, except that an ended trace keeps only the prompt, completion and total token counts."""
-    return _service("drops_reasoning_and_cached_tokens", _CoreTotalsOnly)
+    return _service(_CoreTotalsOnly)
 
 
 @mutant("content-provider/7.3/summary-data", catalogue=MUTANTS)
 def summary_keeps_origin_fields_only() -> Reference:
     """The reference, except that a trace's summary keeps only status, executionTimeMs and responseId."""
-    return _service("summary_keeps_origin_fields_only", _OriginSummaryOnly)
+    return _service(_OriginSummaryOnly)
 
 
 @mutant("content-provider/7.3/steps-list", catalogue=MUTANTS)
 def traces_share_one_step_list() -> Reference:
     """The reference, except that every trace of an execution shares the first trace's list of steps."""
-    return _service("traces_share_one_step_list", _SharedSteps)
+    return _service(_SharedSteps)
 
 
 @mutant("content-provider/7.3/order-implies-invocation-order", catalogue=MUTANTS)
 def newest_trace_first() -> Reference:
     """The reference, except that get_traces lists the most recent invocation first."""
-    return _service("newest_trace_first", _NewestTraceFirst)
+    return _service(_NewestTraceFirst)
 
 
 @mutant("content-provider/7.4/steps-capture-diagnostics", catalogue=MUTANTS)
 def newest_step_first() -> Reference:
     """The reference, except that a trace lists its most recent step first."""
-    return _service("newest_step_first", _NewestStepFirst)
+    return _service(_NewestStepFirst)
 
 
 @mutant("content-provider/7.4/step-schema-deferred", catalogue=MUTANTS)
 def steps_need_a_kind() -> Reference:
     """The reference, except that a step without a string kind is refused."""
-    return _service("steps_need_a_kind", _StepsNeedAKind)
+    return _service(_StepsNeedAKind)

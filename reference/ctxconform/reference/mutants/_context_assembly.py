@@ -60,26 +60,26 @@ def _continuation(edge: object) -> object:
     return {**edge, "edgeType": "continuation"} if isinstance(edge, dict) else edge
 
 
-def _with(handler: ContextAssemblyHandler, name: str) -> Reference:
-    return Reference(name=f"mutant:{name}", context_assembly=lambda: handler)
+def _with(handler: ContextAssemblyHandler) -> Reference:
+    return Reference(context_assembly=lambda: handler)
 
 
 @mutant("context-assembly/guarantees/system-context-never-truncated", catalogue=MUTANTS)
 def truncates_system_context() -> Reference:
     """The reference, except that a truncated result also loses half of its system context."""
-    return _with(_TruncatesSystem(), "truncates_system_context")
+    return _with(_TruncatesSystem())
 
 
 @mutant("context-assembly/system-context-combination/agent-before-tree", catalogue=MUTANTS)
 def tree_context_first() -> Reference:
     """The reference, except that tree-level system context comes before the agent's."""
-    return _with(_TreeFirst(), "tree_context_first")
+    return _with(_TreeFirst())
 
 
 @mutant("context-assembly/exclusion-filtering/annotation-edge-excluded", catalogue=MUTANTS)
 def keeps_annotation_nodes() -> Reference:
     """The reference, except that nodes reached through annotation edges stay in the context."""
-    return _with(_KeepsAnnotations(), "keeps_annotation_nodes")
+    return _with(_KeepsAnnotations())
 
 
 _ROLES = {"human": "user", "model": "assistant"}
@@ -100,8 +100,8 @@ class _Assembling(ContextAssemblyHandler):
         return self.assembler.run(args) if op == "assemble" else super().call(op, args, context)
 
 
-def _using(assembler: Assembler, name: str) -> Reference:
-    return Reference(name=f"mutant:{name}", context_assembly=lambda: _Assembling(assembler=assembler))
+def _using(assembler: Assembler) -> Reference:
+    return Reference(context_assembly=lambda: _Assembling(assembler=assembler))
 
 
 def _with_nodes(request: Json, change: Callable[[Json], Json]) -> Json:
@@ -404,226 +404,226 @@ def _beginning_first(pieces: list[Piece], costs: list[int], budget: int, reserve
 @mutant("context-assembly/system-context-combination/agent-level-applies", catalogue=MUTANTS)
 def agent_prompt_read_from_agent() -> Reference:
     """The reference, except that the agent-level prompt is read from agent.systemPrompt, not agent.configuration."""
-    return _using(_AgentPromptMisread(), "agent_prompt_read_from_agent")
+    return _using(_AgentPromptMisread())
 
 
 @mutant("context-assembly/system-context-combination/tree-level-applies", catalogue=MUTANTS)
 def tree_context_read_as_system_prompt() -> Reference:
     """The reference, except that the tree-level text is read from tree.systemPrompt, not tree.systemContext."""
-    return _using(_TreeContextMisread(), "tree_context_read_as_system_prompt")
+    return _using(_TreeContextMisread())
 
 
 @mutant("context-assembly/provider-handling/dedicated-field", catalogue=MUTANTS)
 def system_context_also_first_message() -> Reference:
     """The reference, except that the system context is also sent as a first user message."""
-    return _using(_SystemAsMessageToo(), "system_context_also_first_message")
+    return _using(_SystemAsMessageToo())
 
 
 @mutant("context-assembly/multi-source-edges/primary-main-content", catalogue=MUTANTS)
 def message_content_stripped() -> Reference:
     """The reference, except that each message's content is stripped of surrounding whitespace."""
-    return _using(_StripsContent(), "message_content_stripped")
+    return _using(_StripsContent())
 
 
 @mutant("context-assembly/multi-source-edges/instruction-appended-to-system", catalogue=MUTANTS)
 def instructions_need_a_system_context() -> Reference:
     """The reference, except that instruction sources are appended only when an agent or tree system context exists."""
-    return _using(_InstructionsNeedABase(), "instructions_need_a_system_context")
+    return _using(_InstructionsNeedABase())
 
 
 @mutant("context-assembly/multi-source-edges/processing-order", catalogue=MUTANTS)
 def instruction_sources_reversed() -> Reference:
     """The reference, except that the instruction sources of an edge are appended in reverse order."""
-    return _using(_InstructionsReversed(), "instruction_sources_reversed")
+    return _using(_InstructionsReversed())
 
 
 @mutant("context-assembly/exclusion-filtering/excluded-flag", catalogue=MUTANTS)
 def excluded_flag_ignored() -> Reference:
     """The reference, except that metadata.excluded is ignored (only pruned and annotation edges exclude)."""
-    return _using(_IgnoresExcludedFlag(), "excluded_flag_ignored")
+    return _using(_IgnoresExcludedFlag())
 
 
 @mutant("context-assembly/exclusion-filtering/pruned-flag", catalogue=MUTANTS)
 def pruned_flag_overridden_by_excluded_false() -> Reference:
     """The reference, except that a pruned node whose metadata.excluded is false stays in the context."""
-    return _using(_PrunedYieldsToExcluded(), "pruned_flag_overridden_by_excluded_false")
+    return _using(_PrunedYieldsToExcluded())
 
 
 @mutant("context-assembly/dialogue-mode/messages-array", catalogue=MUTANTS)
 def dropped_count_left_out_when_zero() -> Reference:
     """The reference, except that droppedMessageCount is left out of the result when nothing was dropped."""
-    return _using(_NoDroppedCountWhenWhole(), "dropped_count_left_out_when_zero")
+    return _using(_NoDroppedCountWhenWhole())
 
 
 @mutant("context-assembly/dialogue-mode/traverse-root-to-current", catalogue=MUTANTS)
 def dialogue_path_walked_backwards() -> Reference:
     """The reference, except that dialogue messages run from the current position back to the root."""
-    return _using(_WalksBackwards(), "dialogue_path_walked_backwards")
+    return _using(_WalksBackwards())
 
 
 @mutant("context-assembly/dialogue-mode/filter-excluded", catalogue=MUTANTS)
 def nodes_after_an_excluded_node_dropped() -> Reference:
     """The reference, except that dialogue assembly stops at the first excluded node, dropping the nodes after it."""
-    return _using(_StopsAtExcluded(), "nodes_after_an_excluded_node_dropped")
+    return _using(_StopsAtExcluded())
 
 
 @mutant("context-assembly/dialogue-mode/system-context-included-by-default", catalogue=MUTANTS)
 def dialogue_obeys_buffer_system_flag() -> Reference:
     """The reference, except that dialogue mode leaves the system context out when bufferModeSystemContext is false."""
-    return _using(_DialogueObeysBufferFlag(), "dialogue_obeys_buffer_system_flag")
+    return _using(_DialogueObeysBufferFlag())
 
 
 @mutant("context-assembly/dialogue-mode/author-type-roles", catalogue=MUTANTS)
 def roles_alternate_from_user() -> Reference:
     """The reference, except that message roles alternate from user by position instead of following authorType."""
-    return _using(_RolesAlternate(), "roles_alternate_from_user")
+    return _using(_RolesAlternate())
 
 
 @mutant("context-assembly/dialogue-mode/merge-consecutive-same-author", catalogue=MUTANTS)
 def same_author_nodes_not_merged() -> Reference:
     """The reference, except that consecutive same-author nodes stay separate messages."""
-    return _using(_NoMerging(), "same_author_nodes_not_merged")
+    return _using(_NoMerging())
 
 
 @mutant("context-assembly/dialogue-mode/truncate-only-if-needed", catalogue=MUTANTS)
 def marker_room_reserved_before_truncating() -> Reference:
     """The reference, except that context that fits but leaves no room for a marker is truncated the middle way."""
-    return _using(_TruncatesWithinMarkerRoom(), "marker_room_reserved_before_truncating")
+    return _using(_TruncatesWithinMarkerRoom())
 
 
 @mutant("context-assembly/buffer-mode/no-role-distinctions", catalogue=MUTANTS)
 def buffer_labels_speakers() -> Reference:
     """The reference, except that buffer mode prefixes each node's content with 'Human: ' or 'Model: '."""
-    return _using(_LabelsBufferSpeakers(), "buffer_labels_speakers")
+    return _using(_LabelsBufferSpeakers())
 
 
 @mutant("context-assembly/buffer-mode/system-context-excluded-by-default", catalogue=MUTANTS)
 def buffer_system_context_on_by_default() -> Reference:
     """The reference, except that buffer mode includes the system context unless bufferModeSystemContext is false."""
-    return _using(_BufferSystemOnByDefault(), "buffer_system_context_on_by_default")
+    return _using(_BufferSystemOnByDefault())
 
 
 @mutant("context-assembly/buffer-mode/system-context-enabled", catalogue=MUTANTS)
 def buffer_system_context_without_agent() -> Reference:
     """The reference, except that an enabled buffer-mode system context leaves out the agent-level prompt."""
-    return _using(_BufferSystemWithoutAgent(), "buffer_system_context_without_agent")
+    return _using(_BufferSystemWithoutAgent())
 
 
 @mutant("context-assembly/buffer-mode/traverse-active-path", catalogue=MUTANTS)
 def buffer_path_walked_backwards() -> Reference:
     """The reference, except that the buffer document runs from the current position back to the root."""
-    return _using(_BufferWalksBackwards(), "buffer_path_walked_backwards")
+    return _using(_BufferWalksBackwards())
 
 
 @mutant("context-assembly/buffer-mode/filter-excluded", catalogue=MUTANTS)
 def buffer_keeps_annotation_nodes() -> Reference:
     """The reference, except that buffer mode keeps nodes reached through annotation edges."""
-    return _using(_BufferKeepsAnnotations(), "buffer_keeps_annotation_nodes")
+    return _using(_BufferKeepsAnnotations())
 
 
 @mutant("context-assembly/buffer-mode/concatenate-content", catalogue=MUTANTS)
 def buffer_merges_same_author_runs() -> Reference:
     """The reference, except that buffer mode joins same-author runs with a blank line, as dialogue merging does."""
-    return _using(_BufferMergesLikeDialogue(), "buffer_merges_same_author_runs")
+    return _using(_BufferMergesLikeDialogue())
 
 
 @mutant("context-assembly/buffer-mode/append-working-buffer", catalogue=MUTANTS)
 def working_buffer_stripped() -> Reference:
     """The reference, except that the working buffer is stripped of surrounding whitespace before it is appended."""
-    return _using(_StripsWorkingBuffer(), "working_buffer_stripped")
+    return _using(_StripsWorkingBuffer())
 
 
 @mutant("context-assembly/truncation/applies-when-exceeds", catalogue=MUTANTS)
 def truncates_at_exactly_the_budget() -> Reference:
     """The reference, except that context whose estimate equals the budget is truncated as if it exceeded it."""
-    return _using(_TruncatesAtTheBudget(), "truncates_at_exactly_the_budget")
+    return _using(_TruncatesAtTheBudget())
 
 
 @mutant("context-assembly/truncation/truncate-middle-default", catalogue=MUTANTS)
 def rolling_window_by_default() -> Reference:
     """The reference, except that rollingWindow applies when no truncationStrategy is set."""
-    return _using(_DefaultsToRollingWindow(), "rolling_window_by_default")
+    return _using(_DefaultsToRollingWindow())
 
 
 @mutant("context-assembly/truncation/middle-keeps-recent", catalogue=MUTANTS)
 def middle_fills_beginning_first() -> Reference:
     """The reference, except that truncateMiddle fills the budget from the beginning, reserving only the last message."""
-    return _using(_FillsBeginningFirst(), "middle_fills_beginning_first")
+    return _using(_FillsBeginningFirst())
 
 
 @mutant("context-assembly/truncation/marker-present", catalogue=MUTANTS)
 def no_truncation_marker() -> Reference:
     """The reference, except that truncateMiddle puts no marker where messages were removed."""
-    return _using(_NoMarker(), "no_truncation_marker")
+    return _using(_NoMarker())
 
 
 @mutant("context-assembly/truncation/rolling-window-keeps-recent", catalogue=MUTANTS)
 def rolling_window_keeps_one_too_many() -> Reference:
     """The reference, except that rollingWindow keeps one message more than fits (it checks before adding)."""
-    return _using(_RollingOneTooMany(), "rolling_window_keeps_one_too_many")
+    return _using(_RollingOneTooMany())
 
 
 @mutant("context-assembly/truncation/stop-at-limit-error", catalogue=MUTANTS)
 def stop_at_limit_returns_everything() -> Reference:
     """The reference, except that stopAtLimit returns an oversized context whole instead of refusing it."""
-    return _using(_StopAtLimitKeepsAll(), "stop_at_limit_returns_everything")
+    return _using(_StopAtLimitKeepsAll())
 
 
 @mutant("context-assembly/truncation/stop-at-limit-user-remedies", catalogue=MUTANTS)
 def stop_at_limit_counts_excluded_nodes() -> Reference:
     """The reference, except that stopAtLimit measures the path before exclusion, so excluding nodes does not help."""
-    return _using(_StopAtLimitCountsExcluded(), "stop_at_limit_counts_excluded_nodes")
+    return _using(_StopAtLimitCountsExcluded())
 
 
 @mutant("context-assembly/guarantees/system-context-too-long", catalogue=MUTANTS)
 def system_context_length_not_checked() -> Reference:
     """The reference, except that a system context over the limit is not refused."""
-    return _using(_NoSystemLengthCheck(), "system_context_length_not_checked")
+    return _using(_NoSystemLengthCheck())
 
 
 @mutant("context-assembly/guarantees/at-least-one-message", catalogue=MUTANTS)
 def rolling_window_may_keep_nothing() -> Reference:
     """The reference, except that rollingWindow keeps no message when the most recent one alone does not fit."""
-    return _using(_RollingMayKeepNothing(), "rolling_window_may_keep_nothing")
+    return _using(_RollingMayKeepNothing())
 
 
 @mutant("context-assembly/guarantees/truncated-flag", catalogue=MUTANTS)
 def truncated_only_with_a_marker() -> Reference:
     """The reference, except that truncated is true only when a marker was inserted, so rollingWindow reports false."""
-    return _using(_FlagsOnlyMarkedTruncation(), "truncated_only_with_a_marker")
+    return _using(_FlagsOnlyMarkedTruncation())
 
 
 @mutant("context-assembly/token-estimation/four-chars-per-token", catalogue=MUTANTS)
 def three_characters_per_token() -> Reference:
     """The reference, except that tokens are estimated at three characters each."""
-    return _using(_ThreeCharactersPerToken(), "three_characters_per_token")
+    return _using(_ThreeCharactersPerToken())
 
 
 @mutant("context-assembly/token-estimation/response-buffer-reserved", catalogue=MUTANTS)
 def no_default_response_buffer() -> Reference:
     """The reference, except that no response buffer is reserved when tokenBuffer is not set."""
-    return _using(_NoDefaultResponseBuffer(), "no_default_response_buffer")
+    return _using(_NoDefaultResponseBuffer())
 
 
 @mutant("context-assembly/user-preferences/truncation-strategy", catalogue=MUTANTS)
 def rolling_window_setting_not_recognised() -> Reference:
     """The reference, except that the rollingWindow setting is not recognised and truncateMiddle applies instead."""
-    return _using(_MisspelledRollingWindow(), "rolling_window_setting_not_recognised")
+    return _using(_MisspelledRollingWindow())
 
 
 @mutant("context-assembly/user-preferences/minimum-recent-nodes", catalogue=MUTANTS)
 def minimum_recent_nodes_ignored() -> Reference:
     """The reference, except that truncateMiddle fills from the beginning and reserves 4 recent nodes, whatever the setting."""
-    return _using(_IgnoresMinimumRecent(), "minimum_recent_nodes_ignored")
+    return _using(_IgnoresMinimumRecent())
 
 
 @mutant("context-assembly/user-preferences/token-buffer", catalogue=MUTANTS)
 def zero_token_buffer_taken_as_unset() -> Reference:
     """The reference, except that a tokenBuffer of 0 is taken as unset, so 1024 tokens are reserved."""
-    return _using(_ZeroTokenBufferIsUnset(), "zero_token_buffer_taken_as_unset")
+    return _using(_ZeroTokenBufferIsUnset())
 
 
 @mutant("context-assembly/user-preferences/app-level-or-per-tree", catalogue=MUTANTS)
 def tree_settings_replace_app_settings() -> Reference:
     """The reference, except that any tree-level settings replace the app-level ones as a whole."""
-    return _using(_TreeSettingsReplaceApp(), "tree_settings_replace_app_settings")
+    return _using(_TreeSettingsReplaceApp())

@@ -55,11 +55,11 @@ def _headerless(state_dir: Path, options: dict[str, Any]) -> ContextSnapshotHand
 @mutant("context-snapshot/items/blob-git-hash", "context-snapshot/items/blob-sha256", catalogue=MUTANTS)
 def hashes_without_header() -> Reference:
     """The reference, except that blob ids hash the content alone, without Git's `blob <size>` header."""
-    return Reference(name="mutant:hashes_without_header", context_snapshot=_headerless)
+    return Reference(context_snapshot=_headerless)
 
 
-def _with(name: str, **seams: Any) -> Reference:
-    return Reference(name=f"mutant:{name}", context_snapshot=partial(ContextSnapshotHandler.from_options, **seams))
+def _with(**seams: Any) -> Reference:
+    return Reference(context_snapshot=partial(ContextSnapshotHandler.from_options, **seams))
 
 
 class _Store(SnapshotStore):
@@ -197,100 +197,100 @@ class _ExplicitUnlessHeuristic(ContextSnapshots):
 @mutant("context-snapshot/definition/no-change-after-creation", catalogue=MUTANTS)
 def removes_items_of_finalized_snapshots() -> Reference:
     """The reference, except that remove_item does not check whether the snapshot is finalized."""
-    return _with("removes_items_of_finalized_snapshots", service=_RemovesFromFinalized)
+    return _with(service=_RemovesFromFinalized)
 
 
 @mutant("context-snapshot/items/three-layers", catalogue=MUTANTS)
 def previews_not_stored() -> Reference:
     """The reference, except that an item's preview is not stored: add_item answers it, get_snapshot has none."""
-    return _with("previews_not_stored", store=_store(_PreviewlessTransaction))
+    return _with(store=_store(_PreviewlessTransaction))
 
 
 @mutant("context-snapshot/items/path-locator", catalogue=MUTANTS)
 def trims_paths() -> Reference:
     """The reference, except that a path is stored with its leading and trailing white space trimmed."""
-    return _with("trims_paths", service=_TrimsPaths)
+    return _with(service=_TrimsPaths)
 
 
 @mutant("context-snapshot/items/blank-path-rejected", catalogue=MUTANTS)
 def only_ascii_blank_paths_refused() -> Reference:
     """The reference, except that only ASCII white space makes a path blank (a path of U+3000 is accepted)."""
-    return _with("only_ascii_blank_paths_refused", service=_AsciiBlank)
+    return _with(service=_AsciiBlank)
 
 
 @mutant("context-snapshot/items/blob-holds-full-content", catalogue=MUTANTS)
 def reads_blobs_as_text() -> Reference:
     """The reference, except that read_blob decodes the blob as UTF-8 (replacing bad bytes) before answering it."""
-    return _with("reads_blobs_as_text", service=_ReadsBlobsAsText)
+    return _with(service=_ReadsBlobsAsText)
 
 
 @mutant("context-snapshot/items/unified-content-reference", "context-snapshot/enums/other-kind", catalogue=MUTANTS)
 def open_kind_without_blob() -> Reference:
     """The reference, except that an item of the open kind {"other": name} drops its content and gets no blob."""
-    return _with("open_kind_without_blob", service=_OtherKindWithoutBlob)
+    return _with(service=_OtherKindWithoutBlob)
 
 
 @mutant("context-snapshot/items/file-blob-in-git-tree", catalogue=MUTANTS)
 def normalizes_file_line_endings() -> Reference:
     """The reference, except that a File item's CRLF line endings become LF before it is stored."""
-    return _with("normalizes_file_line_endings", service=_FileLineEndings)
+    return _with(service=_FileLineEndings)
 
 
 @mutant("context-snapshot/items/url-content-as-blob", catalogue=MUTANTS)
 def url_pages_not_stored() -> Reference:
     """The reference, except that a Url item's page is hashed but not stored, as if it could be fetched again."""
-    return _with("url_pages_not_stored", service=_UrlNotStored)
+    return _with(service=_UrlNotStored)
 
 
 @mutant("context-snapshot/items/snippet-text-as-blob", catalogue=MUTANTS)
 def trims_snippet_text() -> Reference:
     """The reference, except that a Snippet item's text is stored without its leading and trailing white space."""
-    return _with("trims_snippet_text", service=_TrimsSnippets)
+    return _with(service=_TrimsSnippets)
 
 
 @mutant("context-snapshot/items/command-output-as-blob", catalogue=MUTANTS)
 def stores_command_transcripts() -> Reference:
     """The reference, except that a Command item's blob holds a transcript: `$ command`, a newline, then the output."""
-    return _with("stores_command_transcripts", service=_CommandTranscripts)
+    return _with(service=_CommandTranscripts)
 
 
 @mutant("context-snapshot/items/image-binary-as-blob", catalogue=MUTANTS)
 def stores_image_base64() -> Reference:
     """The reference, except that an Image item's blob holds the base64 text of the image rather than its bytes."""
-    return _with("stores_image_base64", service=_ImageAsBase64)
+    return _with(service=_ImageAsBase64)
 
 
 @mutant("context-snapshot/blob-retention/file-blobs-reachable", catalogue=MUTANTS)
 def reads_loose_objects_only() -> Reference:
     """The reference, except that read_blob reads loose objects only, so a blob git gc packed is not found."""
-    return _with("reads_loose_objects_only", opener=_LooseOnlyRepository.open)
+    return _with(opener=_LooseOnlyRepository.open)
 
 
 @mutant("context-snapshot/purpose/content-deduplication", catalogue=MUTANTS)
 def stores_a_record_per_reference() -> Reference:
     """The reference, except that every item with content also stores a blob recording that reference."""
-    return _with("stores_a_record_per_reference", service=_RecordsEachReference)
+    return _with(service=_RecordsEachReference)
 
 
 @mutant("context-snapshot/structs/context-item", catalogue=MUTANTS)
 def indices_are_sequence_numbers() -> Reference:
     """The reference, except that an index names the item's sequence number, so removing one does not move later ones up."""
-    return _with("indices_are_sequence_numbers", store=_store(_SequenceIndexTransaction))
+    return _with(store=_store(_SequenceIndexTransaction))
 
 
 @mutant("context-snapshot/structs/context-snapshot", catalogue=MUTANTS)
 def display_name_not_stored() -> Reference:
     """The reference, except that created_by's display_name is not stored: only create_snapshot's answer has it."""
-    return _with("display_name_not_stored", store=_store(_NamelessActorTransaction))
+    return _with(store=_store(_NamelessActorTransaction))
 
 
 @mutant("context-snapshot/enums/context-item-kind", catalogue=MUTANTS)
 def kinds_ignore_case() -> Reference:
     """The reference, except that a kind is matched ignoring case ("File" is taken as file)."""
-    return _with("kinds_ignore_case", service=_CaseInsensitiveKinds)
+    return _with(service=_CaseInsensitiveKinds)
 
 
 @mutant("context-snapshot/enums/selection-strategy", catalogue=MUTANTS)
 def strategy_defaults_to_explicit() -> Reference:
     """The reference, except that any selection_strategy other than heuristic is taken as explicit."""
-    return _with("strategy_defaults_to_explicit", service=_ExplicitUnlessHeuristic)
+    return _with(service=_ExplicitUnlessHeuristic)

@@ -6,7 +6,6 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import combinations
@@ -24,7 +23,8 @@ from ctxconform.reference.read_context import (
     LineCounter,
     ReadContext,
 )
-from ctxconform.reference.read_context._jsonl import gap, last_objects, log_entry
+from ctxconform.reference.read_context._jsonl import gap, json_object, last_objects, log_entry
+from ctxconform.reference.read_context._tastes import conflict_points, find_conflicts
 from ctxconform.reference.read_context._text import read_text, split_lines
 
 __all__ = ["MUTANTS"]
@@ -60,37 +60,13 @@ def _notes_lines(path: Path) -> tuple[str, list[str]] | None:
     return None if text is None else (text, split_lines(text))
 
 
-def _json_object(line: bytes) -> Json | None:
-    if not line.strip():
-        return None
-    try:
-        record = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    return record if isinstance(record, dict) else None
-
-
-def _conflicts(texts: dict[str, str], points: Callable[[str], list[str]]) -> list[Json]:
-    """The reference's conflict finding over `texts`, with `points` choosing the lines that can conflict."""
-    seen: dict[str, list[str]] = {}
-    for genre, text in texts.items():
-        for point in dict.fromkeys(points(text)):
-            seen.setdefault(point, []).append(genre)
-    return [{"point": point, "files": files} for point, files in seen.items() if len(files) > 1]
+def _summary(lines: list[str], head: int, tail: int, elided: int) -> str:
+    marker = f"\n\n... [{elided} lines elided] ...\n\n"
+    return "\n".join(lines[:head]) + marker + "\n".join(lines[len(lines) - tail :])
 
 
 def _is_comment(line: str) -> bool:
     return line.startswith("#") or (line.startswith("<!--") and line.endswith("-->"))
-
-
-def _points(text: str) -> list[str]:
-    lines = (line.strip() for line in split_lines(text))
-    return [line for line in lines if line and not _is_comment(line)]
-
-
-def _summary(lines: list[str], head: int, tail: int, elided: int) -> str:
-    marker = f"\n\n... [{elided} lines elided] ...\n\n"
-    return "\n".join(lines[:head]) + marker + "\n".join(lines[len(lines) - tail :])
 
 
 # --- loading order: tastes -------------------------------------------------------------------------
@@ -186,14 +162,14 @@ class _LogCountsBlankLines(ReadContext):
     def _recent_log(self, workspace: Path) -> list[Json]:
         data = _file_bytes(self._inside(workspace, "log.jsonl")) or b""
         # The mutation: the last 10 lines are taken before blank lines are dropped.
-        records = [_json_object(line) for line in data.splitlines()[-RECENT:]]
+        records = [json_object(line) for line in data.splitlines()[-RECENT:]]
         return [log_entry(record) for record in reversed(records) if record is not None]
 
 
 class _GapsFromTheTop(ReadContext):
     def _recent_gaps(self, workspace: Path) -> list[Json]:
         data = _file_bytes(self._inside(workspace, "vocabulary_gaps.jsonl")) or b""
-        records = [record for record in map(_json_object, data.split(b"\n")) if record is not None]
+        records = [record for record in map(json_object, data.split(b"\n")) if record is not None]
         # The mutation: the first 10 records, not the last 10.
         return [gap(record) for record in reversed(records[:RECENT])]
 
@@ -402,7 +378,7 @@ class _LogReadWhenItExists(ReadContext):
         path = self._inside(workspace, "log.jsonl")
         if not path.exists():  # the mutation: existence is checked, not readability
             return []
-        records = [record for record in map(_json_object, path.read_bytes().split(b"\n")) if record is not None]
+        records = [record for record in map(json_object, path.read_bytes().split(b"\n")) if record is not None]
         return [log_entry(record) for record in reversed(records[-RECENT:])]
 
 
@@ -425,14 +401,14 @@ class _BlankTestedBeforeStripping(ReadContext):
         def points(text: str) -> list[str]:
             return [line.strip() for line in split_lines(text) if line and not _is_comment(line.strip())]
 
-        tastes["conflicts"] = _conflicts(tastes["genres"], points)
+        tastes["conflicts"] = find_conflicts(tastes["genres"], points)
         return tastes
 
 
 class _DefaultTakesPartInConflicts(ReadContext):
     def _tastes(self, declared: list[str]) -> Json:
         tastes = super()._tastes(declared)
-        tastes["conflicts"] = _conflicts({"_default": tastes["default"], **tastes["genres"]}, _points)
+        tastes["conflicts"] = find_conflicts({"_default": tastes["default"], **tastes["genres"]}, conflict_points)
         return tastes
 
 
@@ -455,9 +431,9 @@ class _ConflictsIgnoreCase(ReadContext):
         tastes = super()._tastes(declared)
         first: dict[str, str] = {}
         for text in tastes["genres"].values():
-            for point in _points(text):
+            for point in conflict_points(text):
                 first.setdefault(point.casefold(), point)
-        found = _conflicts(tastes["genres"], lambda text: [point.casefold() for point in _points(text)])
+        found = find_conflicts(tastes["genres"], lambda text: [point.casefold() for point in conflict_points(text)])
         tastes["conflicts"] = [{**entry, "point": first[entry["point"]]} for entry in found]
         return tastes
 
@@ -541,274 +517,274 @@ class _LogOldestFirst(ReadContext):
 @mutant("read-context/summarization/threshold", catalogue=MUTANTS)
 def notes_truncate_at_50() -> Reference:
     """The reference, except that notes of 41 to 50 lines come back whole."""
-    return Reference(name="mutant:notes_truncate_at_50", read_context=_TruncateAt50)
+    return Reference(read_context=_TruncateAt50)
 
 
 @mutant("read-context/loading-order/recent-log-newest-first", catalogue=MUTANTS)
 def log_oldest_first() -> Reference:
     """The reference, except that the recent log is oldest first."""
-    return Reference(name="mutant:log_oldest_first", read_context=_LogOldestFirst)
+    return Reference(read_context=_LogOldestFirst)
 
 
 @mutant("read-context/loading-order/default-taste-always-loads", catalogue=MUTANTS)
 def default_taste_replaced_by_genres() -> Reference:
     """The reference, except that tastes.default is empty whenever a declared genre loads."""
-    return Reference(name="mutant:default_taste_replaced_by_genres", read_context=_DefaultReplacedByGenres)
+    return Reference(read_context=_DefaultReplacedByGenres)
 
 
 @mutant("read-context/loading-order/declared-genres-layer-on-top", catalogue=MUTANTS)
 def undeclared_genres_load() -> Reference:
     """The reference, except that every genre file in the tastes folder loads, declared or not."""
-    return Reference(name="mutant:undeclared_genres_load", read_context=_EveryGenreLoads)
+    return Reference(read_context=_EveryGenreLoads)
 
 
 @mutant("read-context/loading-order/conflicts-surfaced", catalogue=MUTANTS)
 def conflicts_need_three_genre_files() -> Reference:
     """The reference, except that a line is a conflict only when more than two genre files share it."""
-    return Reference(name="mutant:conflicts_need_three_genre_files", read_context=_ConflictsNeedThreeFiles)
+    return Reference(read_context=_ConflictsNeedThreeFiles)
 
 
 @mutant("read-context/loading-order/no-auto-resolve", catalogue=MUTANTS)
 def shared_lines_kept_by_the_first_genre_only() -> Reference:
     """The reference, except that a conflicting line is removed from every genre text but the first one holding it."""
-    return Reference(name="mutant:shared_lines_kept_by_the_first_genre_only", read_context=_FirstGenreKeepsSharedLines)
+    return Reference(read_context=_FirstGenreKeepsSharedLines)
 
 
 @mutant("read-context/loading-order/brief-per-image", catalogue=MUTANTS)
 def brief_cached_by_file_name() -> Reference:
     """The reference, except that the parsed brief is cached by file name, so every image gets the first image's brief."""
-    return Reference(name="mutant:brief_cached_by_file_name", read_context=_BriefCachedByName)
+    return Reference(read_context=_BriefCachedByName)
 
 
 @mutant("read-context/loading-order/brief-tastes-declaration", catalogue=MUTANTS)
 def declared_genre_names_keep_spaces() -> Reference:
     """The reference, except that the names of a Tastes: line keep the spaces around them."""
-    return Reference(name="mutant:declared_genre_names_keep_spaces", read_context=_DeclaredNamesKeepSpaces)
+    return Reference(read_context=_DeclaredNamesKeepSpaces)
 
 
 @mutant("read-context/loading-order/notes-per-image", catalogue=MUTANTS)
 def notes_cached_by_file_name() -> Reference:
     """The reference, except that the notes summary is cached by file name, so every image gets the first image's notes."""
-    return Reference(name="mutant:notes_cached_by_file_name", read_context=_NotesCachedByName)
+    return Reference(read_context=_NotesCachedByName)
 
 
 @mutant("read-context/loading-order/notes-truncated-flag", catalogue=MUTANTS)
 def truncated_flag_counts_a_final_break() -> Reference:
     """The reference, except that the truncated flag counts line breaks + 1 lines, so 40 lines and a final break are flagged."""
-    return Reference(name="mutant:truncated_flag_counts_a_final_break", read_context=_FlagCountsAFinalBreakAsALine)
+    return Reference(read_context=_FlagCountsAFinalBreakAsALine)
 
 
 @mutant("read-context/loading-order/recent-log-last-10", catalogue=MUTANTS)
 def log_counts_blank_lines() -> Reference:
     """The reference, except that recent_log is built from the last 10 lines of log.jsonl, blank lines included."""
-    return Reference(name="mutant:log_counts_blank_lines", read_context=_LogCountsBlankLines)
+    return Reference(read_context=_LogCountsBlankLines)
 
 
 @mutant("read-context/loading-order/recent-gaps-last-10", catalogue=MUTANTS)
 def gaps_first_10_records() -> Reference:
     """The reference, except that recent_gaps holds the first 10 records of the file instead of the last 10."""
-    return Reference(name="mutant:gaps_first_10_records", read_context=_GapsFromTheTop)
+    return Reference(read_context=_GapsFromTheTop)
 
 
 @mutant("read-context/loading-order/recent-gaps-newest-first", catalogue=MUTANTS)
 def gaps_sorted_by_timestamp() -> Reference:
     """The reference, except that recent_gaps is sorted by timestamp, newest first, instead of in reverse file order."""
-    return Reference(name="mutant:gaps_sorted_by_timestamp", read_context=_GapsSortedByTimestamp)
+    return Reference(read_context=_GapsSortedByTimestamp)
 
 
 @mutant("read-context/response-shape/top-level-keys", catalogue=MUTANTS)
 def response_echoes_image_id() -> Reference:
     """The reference, except that the response also echoes the image_id."""
-    return Reference(name="mutant:response_echoes_image_id", read_context=_EchoesImageId)
+    return Reference(read_context=_EchoesImageId)
 
 
 @mutant("read-context/response-shape/tastes-object", catalogue=MUTANTS)
 def empty_conflicts_left_out() -> Reference:
     """The reference, except that tastes has no conflicts key when there is no conflict."""
-    return Reference(name="mutant:empty_conflicts_left_out", read_context=_NoConflictsLeftOut)
+    return Reference(read_context=_NoConflictsLeftOut)
 
 
 @mutant("read-context/response-shape/genres-map", catalogue=MUTANTS)
 def genres_keyed_by_file_name() -> Reference:
     """The reference, except that tastes.genres is keyed by file name ("underwater.md") instead of genre name."""
-    return Reference(name="mutant:genres_keyed_by_file_name", read_context=_GenresKeyedByFileName)
+    return Reference(read_context=_GenresKeyedByFileName)
 
 
 @mutant("read-context/response-shape/conflict-entry", catalogue=MUTANTS)
 def conflicts_per_pair_of_genres() -> Reference:
     """The reference, except that a line shared by three genre files gives one entry per pair of them."""
-    return Reference(name="mutant:conflicts_per_pair_of_genres", read_context=_ConflictsPerPair)
+    return Reference(read_context=_ConflictsPerPair)
 
 
 @mutant("read-context/response-shape/brief-raw", catalogue=MUTANTS)
 def brief_raw_stripped() -> Reference:
     """The reference, except that brief.raw has its surrounding whitespace stripped."""
-    return Reference(name="mutant:brief_raw_stripped", read_context=_RawStripped)
+    return Reference(read_context=_RawStripped)
 
 
 @mutant("read-context/response-shape/brief-intent", catalogue=MUTANTS)
 def intent_without_blank_lines() -> Reference:
     """The reference, except that brief.intent leaves out blank lines."""
-    return Reference(name="mutant:intent_without_blank_lines", read_context=_IntentWithoutBlankLines)
+    return Reference(read_context=_IntentWithoutBlankLines)
 
 
 @mutant("read-context/response-shape/brief-tastes-list", catalogue=MUTANTS)
 def only_loaded_genres_listed() -> Reference:
     """The reference, except that brief.tastes lists only the declared genres that have a taste file."""
-    return Reference(name="mutant:only_loaded_genres_listed", read_context=_OnlyLoadedGenresListed)
+    return Reference(read_context=_OnlyLoadedGenresListed)
 
 
 @mutant("read-context/response-shape/notes-object", catalogue=MUTANTS)
 def notes_carry_a_line_count() -> Reference:
     """The reference, except that notes also carries the summary's line count as `lines`."""
-    return Reference(name="mutant:notes_carry_a_line_count", read_context=_NotesCountLines)
+    return Reference(read_context=_NotesCountLines)
 
 
 @mutant("read-context/response-shape/log-entry-shape", catalogue=MUTANTS)
 def log_details_keep_timestamp_and_op() -> Reference:
     """The reference, except that a log entry's details also hold its timestamp and op."""
-    return Reference(name="mutant:log_details_keep_timestamp_and_op", read_context=_DetailsKeepEveryKey)
+    return Reference(read_context=_DetailsKeepEveryKey)
 
 
 @mutant("read-context/response-shape/gap-record-fields", catalogue=MUTANTS)
 def gaps_take_the_requested_image_id() -> Reference:
     """The reference, except that every gap record's image_id is the requested image's, not the line's."""
-    return Reference(name="mutant:gaps_take_the_requested_image_id", read_context=_GapsTakeTheRequestedImageId)
+    return Reference(read_context=_GapsTakeTheRequestedImageId)
 
 
 @mutant("read-context/response-shape/gap-record-defaults", catalogue=MUTANTS)
 def intent_category_defaults_to_empty() -> Reference:
     """The reference, except that a gap line without intent_category gets '' instead of 'uncategorized'."""
-    return Reference(name="mutant:intent_category_defaults_to_empty", read_context=_IntentCategoryDefaultsToEmpty)
+    return Reference(read_context=_IntentCategoryDefaultsToEmpty)
 
 
 @mutant("read-context/response-shape/structured-top-prose-body", catalogue=MUTANTS)
 def markdown_read_with_universal_newlines() -> Reference:
     r"""The reference, except that the markdown is read in text mode, so its \r\n line breaks come back as \n."""
-    return Reference(name="mutant:markdown_read_with_universal_newlines", read_context=_UniversalNewlines)
+    return Reference(read_context=_UniversalNewlines)
 
 
 @mutant("read-context/summarization/short-notes-raw", catalogue=MUTANTS)
 def short_notes_rejoined_from_lines() -> Reference:
     r"""The reference, except that short notes are rejoined from their lines, losing the final break and any \r."""
-    return Reference(name="mutant:short_notes_rejoined_from_lines", read_context=_ShortNotesRejoined)
+    return Reference(read_context=_ShortNotesRejoined)
 
 
 @mutant("read-context/summarization/head-first-10", catalogue=MUTANTS)
 def notes_head_of_9_lines() -> Reference:
     """The reference, except that the summary of long notes starts with their first 9 lines."""
-    return Reference(name="mutant:notes_head_of_9_lines", read_context=_HeadOf9)
+    return Reference(read_context=_HeadOf9)
 
 
 @mutant("read-context/summarization/elision-marker", catalogue=MUTANTS)
 def marker_counts_all_but_the_head() -> Reference:
     """The reference, except that N in the elision marker is the line count minus 10 instead of minus 40."""
-    return Reference(name="mutant:marker_counts_all_but_the_head", read_context=_MarkerCountsAllButTheHead)
+    return Reference(read_context=_MarkerCountsAllButTheHead)
 
 
 @mutant("read-context/summarization/tail-last-30", catalogue=MUTANTS)
 def notes_tail_of_29_lines() -> Reference:
     """The reference, except that the summary of long notes ends with their last 29 lines."""
-    return Reference(name="mutant:notes_tail_of_29_lines", read_context=_TailOf29)
+    return Reference(read_context=_TailOf29)
 
 
 @mutant("read-context/summarization/truncated-true", catalogue=MUTANTS)
 def truncated_when_the_summary_is_shorter() -> Reference:
     """The reference, except that long notes are flagged truncated only when their summary is shorter than the file."""
-    return Reference(name="mutant:truncated_when_the_summary_is_shorter", read_context=_FlagComparesLengths)
+    return Reference(read_context=_FlagComparesLengths)
 
 
 @mutant("read-context/summarization/deterministic", catalogue=MUTANTS)
 def elided_count_grows_on_every_call() -> Reference:
     """The reference, except that the line counter adds a file's lines to its earlier count, so N grows on every call."""
-    return Reference(name="mutant:elided_count_grows_on_every_call", read_context=_Recounting)
+    return Reference(read_context=_Recounting)
 
 
 @mutant("read-context/tolerance/missing-files-empty", catalogue=MUTANTS)
 def genres_need_the_default_taste() -> Reference:
     """The reference, except that no genre loads when _default.md is missing."""
-    return Reference(name="mutant:genres_need_the_default_taste", read_context=_GenresNeedTheDefault)
+    return Reference(read_context=_GenresNeedTheDefault)
 
 
 @mutant("read-context/tolerance/unreadable-files-empty", catalogue=MUTANTS)
 def log_read_whenever_it_exists() -> Reference:
     """The reference, except that log.jsonl is read whenever it exists, so a directory in its place is an error."""
-    return Reference(name="mutant:log_read_whenever_it_exists", read_context=_LogReadWhenItExists)
+    return Reference(read_context=_LogReadWhenItExists)
 
 
 @mutant("read-context/tolerance/fresh-workspace", catalogue=MUTANTS)
 def empty_workspace_is_unknown() -> Reference:
     """The reference, except that a workspace holding none of the four files is refused with not_found."""
-    return Reference(name="mutant:empty_workspace_is_unknown", read_context=_EmptyWorkspaceUnknown)
+    return Reference(read_context=_EmptyWorkspaceUnknown)
 
 
 @mutant("read-context/conflicts/shared-line-in-genre-files", catalogue=MUTANTS)
 def conflicts_list_two_genres_at_most() -> Reference:
     """The reference, except that a conflict's files names only the first two genres holding the line."""
-    return Reference(name="mutant:conflicts_list_two_genres_at_most", read_context=_ConflictsListTwoFiles)
+    return Reference(read_context=_ConflictsListTwoFiles)
 
 
 @mutant("read-context/conflicts/empty-lines-never-conflict", catalogue=MUTANTS)
 def whitespace_lines_conflict() -> Reference:
     """The reference, except that lines are tested for emptiness before stripping, so whitespace-only lines conflict."""
-    return Reference(name="mutant:whitespace_lines_conflict", read_context=_BlankTestedBeforeStripping)
+    return Reference(read_context=_BlankTestedBeforeStripping)
 
 
 @mutant("read-context/conflicts/only-genre-files", catalogue=MUTANTS)
 def default_taste_takes_part_in_conflicts() -> Reference:
     """The reference, except that _default.md takes part in conflicts like a genre file."""
-    return Reference(name="mutant:default_taste_takes_part_in_conflicts", read_context=_DefaultTakesPartInConflicts)
+    return Reference(read_context=_DefaultTakesPartInConflicts)
 
 
 @mutant("read-context/conflicts/no-suggested-resolution", catalogue=MUTANTS)
 def conflicts_suggest_the_first_genre() -> Reference:
     """The reference, except that each conflict suggests keeping the first genre's line (a `keep` field)."""
-    return Reference(name="mutant:conflicts_suggest_the_first_genre", read_context=_ConflictsNameTheFirstAsWinner)
+    return Reference(read_context=_ConflictsNameTheFirstAsWinner)
 
 
 @mutant("read-context/consequences/line-equality-based", catalogue=MUTANTS)
 def conflicts_ignore_letter_case() -> Reference:
     """The reference, except that lines differing only in letter case conflict."""
-    return Reference(name="mutant:conflicts_ignore_letter_case", read_context=_ConflictsIgnoreCase)
+    return Reference(read_context=_ConflictsIgnoreCase)
 
 
 @mutant("read-context/consequences/one-tool-call", catalogue=MUTANTS)
 def first_call_without_history() -> Reference:
     """The reference, except that the first call for an image returns recent_log and recent_gaps empty."""
-    return Reference(name="mutant:first_call_without_history", read_context=_FirstCallWithoutHistory)
+    return Reference(read_context=_FirstCallWithoutHistory)
 
 
 @mutant("read-context/consequences/fixed-schema", catalogue=MUTANTS)
 def missing_notes_are_null() -> Reference:
     """The reference, except that notes is null instead of the empty struct when notes.md is missing."""
-    return Reference(name="mutant:missing_notes_are_null", read_context=_MissingNotesNull)
+    return Reference(read_context=_MissingNotesNull)
 
 
 @mutant("read-context/consequences/markdown-stays-human-edited", catalogue=MUTANTS)
 def reads_are_logged() -> Reference:
     """The reference, except that every call appends a read_context entry to the image's log.jsonl."""
-    return Reference(name="mutant:reads_are_logged", read_context=_LogsItsReads)
+    return Reference(read_context=_LogsItsReads)
 
 
 @mutant("read-context/consequences/size-bounded", catalogue=MUTANTS)
 def notes_over_1_mib_come_back_whole() -> Reference:
     """The reference, except that notes files over 1 MiB come back whole instead of summarized."""
-    return Reference(name="mutant:notes_over_1_mib_come_back_whole", read_context=_BigNotesWhole)
+    return Reference(read_context=_BigNotesWhole)
 
 
 @mutant("read-context/implementation-notes/tool-name", catalogue=MUTANTS)
 def non_string_image_id_crashes() -> Reference:
     """The reference, except that image_id is joined to a path before its type is checked, so a non-string id crashes."""
-    return Reference(name="mutant:non_string_image_id_crashes", read_context=_IdJoinedBeforeItIsChecked)
+    return Reference(read_context=_IdJoinedBeforeItIsChecked)
 
 
 @mutant("read-context/implementation-notes/notes-constants", catalogue=MUTANTS)
 def notes_head_and_tail_swapped() -> Reference:
     """The reference, except that the head and tail constants are swapped: 30 lines, the marker, then 10."""
-    return Reference(name="mutant:notes_head_and_tail_swapped", read_context=_HeadAndTailSwapped)
+    return Reference(read_context=_HeadAndTailSwapped)
 
 
 @mutant("read-context/implementation-notes/global-tastes-folder", catalogue=MUTANTS)
 def workspace_default_taste_overrides() -> Reference:
     """The reference, except that a _default.md in the image's workspace replaces the global one."""
-    return Reference(name="mutant:workspace_default_taste_overrides", read_context=_WorkspaceDefaultFirst)
+    return Reference(read_context=_WorkspaceDefaultFirst)

@@ -56,13 +56,13 @@ class _LongKeys(SharedContext):
 @mutant("shared-context/3.3/version-increments", catalogue=MUTANTS)
 def versions_do_not_increment() -> Reference:
     """The reference, except that overwriting a key keeps version 1."""
-    return Reference(name="mutant:versions_do_not_increment", shared_context=_NoIncrement)
+    return Reference(shared_context=_NoIncrement)
 
 
 @mutant("shared-context/4.3/key-max-length", catalogue=MUTANTS)
 def accepts_long_keys() -> Reference:
     """The reference, except that write accepts keys of up to 80 characters."""
-    return Reference(name="mutant:accepts_long_keys", shared_context=_LongKeys)
+    return Reference(shared_context=_LongKeys)
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -96,9 +96,9 @@ def _remove(tx: Transaction, sid: str, key: str) -> None:
         tx.remove(sid, key, session.total_tokens - old.tokens)
 
 
-def _with(name: str, service: Callable[[Store], SharedContext]) -> Reference:
+def _with(service: Callable[[Store], SharedContext]) -> Reference:
     """The reference with another shared-context service."""
-    return Reference(name=f"mutant:{name}", shared_context=service)
+    return Reference(shared_context=service)
 
 
 # --- bases: a hook after a successful call, and errors answered with another code ---------------
@@ -782,292 +782,292 @@ class _MessageIsCode(SharedContext):
 @mutant("shared-context/2.1/one-store-per-session", catalogue=MUTANTS)
 def sessions_share_one_token_budget() -> Reference:
     """The reference, except that the 10,000-token limit counts the values of every session together."""
-    return _with("sessions_share_one_token_budget", _SharedBudget)
+    return _with(_SharedBudget)
 
 
 @mutant("shared-context/2.2/equal-access", catalogue=MUTANTS)
 def only_writer_or_orchestrator_deletes() -> Reference:
     """The reference, except that a subagent may only delete keys it wrote itself."""
-    return _with("only_writer_or_orchestrator_deletes", _OwnersDelete)
+    return _with(_OwnersDelete)
 
 
 @mutant("shared-context/2.3/value-is-text", catalogue=MUTANTS)
 def serializes_non_text_values() -> Reference:
     """The reference, except that a value that is not a string is stored as its JSON text instead of refused."""
-    return _with("serializes_non_text_values", _SerializesValues)
+    return _with(_SerializesValues)
 
 
 @mutant("shared-context/2.3/written-at-utc", catalogue=MUTANTS)
 def timestamps_without_time_zone() -> Reference:
     """The reference, except that written_at is the local time without a time zone."""
-    return _with("timestamps_without_time_zone", partial(SharedContext, clock=_naive_now))
+    return _with(partial(SharedContext, clock=_naive_now))
 
 
 @mutant("shared-context/2.3/version-monotonic", catalogue=MUTANTS)
 def unchanged_rewrite_keeps_version() -> Reference:
     """The reference, except that rewriting a key with its current value is skipped and keeps the version."""
-    return _with("unchanged_rewrite_keeps_version", _SkipsUnchanged)
+    return _with(_SkipsUnchanged)
 
 
 @mutant("shared-context/2.4/ad-hoc-keys-permitted", catalogue=MUTANTS)
 def keys_must_start_with_a_letter() -> Reference:
     """The reference, except that keys starting with a digit or an underscore are refused."""
-    return _with("keys_must_start_with_a_letter", _LetterFirstKeys)
+    return _with(_LetterFirstKeys)
 
 
 @mutant("shared-context/3/four-operations", catalogue=MUTANTS)
 def no_delete_action() -> Reference:
     """The reference, except that the tool has no delete action."""
-    return _with("no_delete_action", _WritesWithoutDelete)
+    return _with(_WritesWithoutDelete)
 
 
 @mutant("shared-context/3/synchronous", catalogue=MUTANTS)
 def listing_cached_per_participant() -> Reference:
     """The reference, except that list_keys repeats a participant's last listing until that participant writes or deletes."""
-    return _with("listing_cached_per_participant", _CachedListings)
+    return _with(_CachedListings)
 
 
 @mutant("shared-context/3.1/request-and-response-shape", catalogue=MUTANTS)
 def list_keys_without_written_at() -> Reference:
     """The reference, except that list_keys items leave out written_at."""
-    return _with("list_keys_without_written_at", _ListWithoutWrittenAt)
+    return _with(_ListWithoutWrittenAt)
 
 
 @mutant("shared-context/3.1/returns-all-keys", catalogue=MUTANTS)
 def list_keys_shows_creation_metadata() -> Reference:
     """The reference, except that list_keys shows the written_by, written_at and version of a key's first write."""
-    return _with("list_keys_shows_creation_metadata", _FirstWriteMetadata)
+    return _with(_FirstWriteMetadata)
 
 
 @mutant("shared-context/3.1/no-values", catalogue=MUTANTS)
 def list_keys_previews_values() -> Reference:
     """The reference, except that list_keys items carry a preview of the value's first 40 characters."""
-    return _with("list_keys_previews_values", _ListPreviews)
+    return _with(_ListPreviews)
 
 
 @mutant("shared-context/3.1/value-size-tokens-field", catalogue=MUTANTS)
 def value_size_tokens_as_float() -> Reference:
     """The reference, except that value_size_tokens is len(value) / 4 as a float."""
-    return _with("value_size_tokens_as_float", _FloatTokens)
+    return _with(_FloatTokens)
 
 
 @mutant("shared-context/3.2/request-and-response-shape", catalogue=MUTANTS)
 def read_without_key() -> Reference:
     """The reference, except that read leaves the key out of its answer."""
-    return _with("read_without_key", _ReadWithoutKey)
+    return _with(_ReadWithoutKey)
 
 
 @mutant("shared-context/3.2/returns-value", catalogue=MUTANTS)
 def read_cache_not_cleared_by_write() -> Reference:
     """The reference, except that read answers from a cache that an overwrite does not clear."""
-    return _with("read_cache_not_cleared_by_write", _CachedReads)
+    return _with(_CachedReads)
 
 
 @mutant("shared-context/3.2/key-not-found", catalogue=MUTANTS)
 def missing_key_reads_as_empty() -> Reference:
     """The reference, except that reading a missing key answers an empty value at version 0."""
-    return _with("missing_key_reads_as_empty", _EmptyForMissing)
+    return _with(_EmptyForMissing)
 
 
 @mutant("shared-context/3.3/request-and-response-shape", catalogue=MUTANTS)
 def write_without_written_at() -> Reference:
     """The reference, except that write leaves written_at out of its answer."""
-    return _with("write_without_written_at", _WriteWithoutWrittenAt)
+    return _with(_WriteWithoutWrittenAt)
 
 
 @mutant("shared-context/3.3/creates-or-overwrites", catalogue=MUTANTS)
 def overwrite_keeps_old_value() -> Reference:
     """The reference, except that overwriting a key updates its metadata but keeps the old value."""
-    return _with("overwrite_keeps_old_value", _KeepsOldValue)
+    return _with(_KeepsOldValue)
 
 
 @mutant("shared-context/3.3/create-version-one", catalogue=MUTANTS)
 def versions_count_session_writes() -> Reference:
     """The reference, except that versions come from one counter per session, so a new key may start above 1."""
-    return _with("versions_count_session_writes", _SessionRevisions)
+    return _with(_SessionRevisions)
 
 
 @mutant("shared-context/3.3/rewrite-after-delete-version-one", catalogue=MUTANTS)
 def rewrite_continues_deleted_version() -> Reference:
     """The reference, except that a key written again after its delete continues from its old version."""
-    return _with("rewrite_continues_deleted_version", _VersionsSurviveDelete)
+    return _with(_VersionsSurviveDelete)
 
 
 @mutant("shared-context/3.3/written-by-system-set", catalogue=MUTANTS)
 def written_by_stays_the_creator() -> Reference:
     """The reference, except that an overwrite keeps the written_by of the key's creator."""
-    return _with("written_by_stays_the_creator", _CreatorStaysWriter)
+    return _with(_CreatorStaysWriter)
 
 
 @mutant("shared-context/3.3/written-by-not-spoofable", catalogue=MUTANTS)
 def written_by_taken_from_the_body() -> Reference:
     """The reference, except that a written_by field in a write request is recorded as the writer."""
-    return _with("written_by_taken_from_the_body", _TrustsBodyWriter)
+    return _with(_TrustsBodyWriter)
 
 
 @mutant("shared-context/3.4/request-and-response-shape", catalogue=MUTANTS)
 def delete_answers_key_field() -> Reference:
     """The reference, except that delete names the removed key in a "key" field instead of "deleted"."""
-    return _with("delete_answers_key_field", _DeleteAnswersKey)
+    return _with(_DeleteAnswersKey)
 
 
 @mutant("shared-context/3.4/removes-key", catalogue=MUTANTS)
 def deleted_keys_still_listed() -> Reference:
     """The reference, except that list_keys still lists deleted keys until they are written again."""
-    return _with("deleted_keys_still_listed", _SoftDelete)
+    return _with(_SoftDelete)
 
 
 @mutant("shared-context/3.4/previous-version", catalogue=MUTANTS)
 def previous_version_off_by_one() -> Reference:
     """The reference, except that delete's previous_version is one more than the key's last version."""
-    return _with("previous_version_off_by_one", _PreviousVersionPlusOne)
+    return _with(_PreviousVersionPlusOne)
 
 
 @mutant("shared-context/3.4/key-not-found", catalogue=MUTANTS)
 def delete_of_missing_key_succeeds() -> Reference:
     """The reference, except that deleting a missing key succeeds with previous_version 0."""
-    return _with("delete_of_missing_key_succeeds", _IdempotentDelete)
+    return _with(_IdempotentDelete)
 
 
 @mutant("shared-context/4.1/value-size-limit", catalogue=MUTANTS)
 def value_limit_is_1024_tokens() -> Reference:
     """The reference, except that values of up to 1024 tokens are accepted."""
-    return _with("value_limit_is_1024_tokens", _BinaryThousandValues)
+    return _with(_BinaryThousandValues)
 
 
 @mutant("shared-context/4.2/store-size-limit", catalogue=MUTANTS)
 def store_limit_checked_before_write() -> Reference:
     """The reference, except that a write is refused only when the store is already full, so it may overfill it."""
-    return _with("store_limit_checked_before_write", _RefusesOnlyWhenFull)
+    return _with(_RefusesOnlyWhenFull)
 
 
 @mutant("shared-context/4.3/key-pattern", catalogue=MUTANTS)
 def uppercase_keys_accepted() -> Reference:
     """The reference, except that the key pattern is matched case-insensitively."""
-    return _with("uppercase_keys_accepted", _CaseInsensitiveKeys)
+    return _with(_CaseInsensitiveKeys)
 
 
 @mutant("shared-context/4.3/no-separators", catalogue=MUTANTS)
 def colon_prefixed_keys_accepted() -> Reference:
     """The reference, except that keys with one namespace prefix such as inv:findings are accepted."""
-    return _with("colon_prefixed_keys_accepted", _PrefixedKeys)
+    return _with(_PrefixedKeys)
 
 
 @mutant("shared-context/4.4/last-write-wins", catalogue=MUTANTS)
 def stale_writes_refused() -> Reference:
     """The reference, except that a write is refused when the key changed since the writer last read or wrote it."""
-    return _with("stale_writes_refused", _RefusesStaleWrites)
+    return _with(_RefusesStaleWrites)
 
 
 @mutant("shared-context/4.5/persists-session-lifetime", catalogue=MUTANTS)
 def evicts_all_but_32_recent_keys() -> Reference:
     """The reference, except that a session keeps only its 32 most recently written keys."""
-    return _with("evicts_all_but_32_recent_keys", _RecentKeysOnly)
+    return _with(_RecentKeysOnly)
 
 
 @mutant("shared-context/4.5/survives-subagent-completion", catalogue=MUTANTS)
 def orchestrator_write_clears_subagent_keys() -> Reference:
     """The reference, except that an orchestrator write removes every key that subagents wrote."""
-    return _with("orchestrator_write_clears_subagent_keys", _SubagentScratch)
+    return _with(_SubagentScratch)
 
 
 @mutant("shared-context/4.5/survives-conversation-boundaries", catalogue=MUTANTS)
 def restart_archives_sessions() -> Reference:
     """The reference, except that a restart archives every session, as if the conversation had closed it."""
-    return _with("restart_archives_sessions", lambda store: SharedContext(_ProxyStore(store, _ArchivedAtRestart)))
+    return _with(lambda store: SharedContext(_ProxyStore(store, _ArchivedAtRestart)))
 
 
 @mutant("shared-context/4.5/survives-orchestrator-restart", catalogue=MUTANTS)
 def restart_loses_entries() -> Reference:
     """The reference, except that sessions survive a restart but their entries do not."""
-    return _with("restart_loses_entries", lambda store: SharedContext(_ProxyStore(store, _EntriesOfThisProcess)))
+    return _with(lambda store: SharedContext(_ProxyStore(store, _EntriesOfThisProcess)))
 
 
 @mutant("shared-context/4.5/durable-storage", catalogue=MUTANTS)
 def keeps_sessions_in_memory() -> Reference:
     """The reference, except that it keeps everything in memory instead of the durable store."""
-    return _with("keeps_sessions_in_memory", _in_memory)
+    return _with(_in_memory)
 
 
 @mutant("shared-context/4.5/not-survive-deletion", catalogue=MUTANTS)
 def deleted_session_entries_linger() -> Reference:
     """The reference, except that delete_session leaves the entries behind for a session created with the same id."""
-    return _with("deleted_session_entries_linger", _LingeringEntries)
+    return _with(_LingeringEntries)
 
 
 @mutant("shared-context/5/key-not-found", catalogue=MUTANTS)
 def missing_key_is_invalid_key() -> Reference:
     """The reference, except that read and delete of a missing key answer INVALID_KEY."""
-    return _with("missing_key_is_invalid_key", _MissingIsInvalid)
+    return _with(_MissingIsInvalid)
 
 
 @mutant("shared-context/5/value-too-large", catalogue=MUTANTS)
 def too_large_value_is_store_full() -> Reference:
     """The reference, except that a value over 1000 tokens is refused with STORE_FULL."""
-    return _with("too_large_value_is_store_full", _TooLargeIsStoreFull)
+    return _with(_TooLargeIsStoreFull)
 
 
 @mutant("shared-context/5/store-full", catalogue=MUTANTS)
 def store_full_is_value_too_large() -> Reference:
     """The reference, except that a write past the store limit is refused with VALUE_TOO_LARGE."""
-    return _with("store_full_is_value_too_large", _StoreFullIsTooLarge)
+    return _with(_StoreFullIsTooLarge)
 
 
 @mutant("shared-context/5/invalid-key-on-write", catalogue=MUTANTS)
 def invalid_key_on_write_is_invalid_request() -> Reference:
     """The reference, except that a write with a malformed key is refused with INVALID_REQUEST."""
-    return _with("invalid_key_on_write_is_invalid_request", _InvalidKeyIsInvalidRequest)
+    return _with(_InvalidKeyIsInvalidRequest)
 
 
 @mutant("shared-context/5/session-not-found", catalogue=MUTANTS)
 def write_creates_unknown_session() -> Reference:
     """The reference, except that a write to an unknown session creates it."""
-    return _with("write_creates_unknown_session", _CreatesOnWrite)
+    return _with(_CreatesOnWrite)
 
 
 @mutant("shared-context/5/session-archived", catalogue=MUTANTS)
 def archived_session_is_not_found() -> Reference:
     """The reference, except that writes and deletes on an archived session answer SESSION_NOT_FOUND."""
-    return _with("archived_session_is_not_found", _ArchivedIsNotFound)
+    return _with(_ArchivedIsNotFound)
 
 
 @mutant("shared-context/5/error-code-and-message", catalogue=MUTANTS)
 def error_message_repeats_code() -> Reference:
     """The reference, except that every tool error's message only repeats its code."""
-    return _with("error_message_repeats_code", _MessageIsCode)
+    return _with(_MessageIsCode)
 
 
 @mutant("shared-context/8.1/durable-across-restarts", catalogue=MUTANTS)
 def version_counters_in_memory() -> Reference:
     """The reference, except that versions are counted in memory, so after a restart a key's next write is version 1."""
-    return _with("version_counters_in_memory", _VersionsInMemory)
+    return _with(_VersionsInMemory)
 
 
 @mutant("shared-context/8.1/per-session-isolation", catalogue=MUTANTS)
 def delete_reaches_every_session() -> Reference:
     """The reference, except that deleting a key also deletes it in the other sessions."""
-    return _with("delete_reaches_every_session", _DeletesEverywhere)
+    return _with(_DeletesEverywhere)
 
 
 @mutant("shared-context/8.4/create-empty-store", catalogue=MUTANTS)
 def new_session_seeds_current_phase() -> Reference:
     """The reference, except that create_session writes a current_phase key into the new store."""
-    return _with("new_session_seeds_current_phase", _SeedsNamespace)
+    return _with(_SeedsNamespace)
 
 
 @mutant("shared-context/8.4/archive-read-only", catalogue=MUTANTS)
 def archived_session_allows_deletes() -> Reference:
     """The reference, except that deletes still work on an archived session."""
-    return _with("archived_session_allows_deletes", _ArchiveAllowsDeletes)
+    return _with(_ArchiveAllowsDeletes)
 
 
 @mutant("shared-context/8.4/delete-session-gone", catalogue=MUTANTS)
 def archived_session_cannot_be_deleted() -> Reference:
     """The reference, except that delete_session refuses an archived session."""
-    return _with("archived_session_cannot_be_deleted", _KeepsArchivedSessions)
+    return _with(_KeepsArchivedSessions)
 
 
 @mutant("shared-context/8.4/lifecycle-not-agent-facing", catalogue=MUTANTS)
 def tool_archives_session() -> Reference:
     """The reference, except that the tool accepts an archive_session action on the caller's session."""
-    return _with("tool_archives_session", _ToolArchives)
+    return _with(_ToolArchives)

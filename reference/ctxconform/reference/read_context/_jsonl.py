@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from ctxconform.reference.read_context._tail import lines_from_end
 
-__all__ = ["GAP_DEFAULTS", "RECENT", "gap", "last_objects", "log_entry"]
+__all__ = ["GAP_DEFAULTS", "RECENT", "gap", "json_object", "last_objects", "log_entry"]
 
 RECENT: Final = 10
 # The gap record of the ADR (plus the origin's `workaround`), in its order, with the defaults of absent fields.
@@ -41,7 +41,7 @@ def last_objects(path: Path, count: int = RECENT) -> list[dict[str, Any]]:
                 return []
             found: list[dict[str, Any]] = []
             for line in lines_from_end(handle, info.st_size):
-                record = _object(line)
+                record = json_object(line)
                 if record is not None:
                     found.append(record)
                     if len(found) == count:
@@ -66,7 +66,8 @@ def gap(record: dict[str, Any]) -> dict[str, Any]:
     return shaped
 
 
-def _object(line: bytes) -> dict[str, Any] | None:
+def json_object(line: bytes) -> dict[str, Any] | None:
+    """Parse one JSON line; None when it is blank, not UTF-8, not JSON or not an object."""
     if not line.strip():
         return None
     try:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
 from ctxconform.reference.read_context._text import read_text, split_lines
 
-__all__ = ["load_tastes"]
+__all__ = ["conflict_points", "find_conflicts", "load_tastes"]
 
 # A genre name must be a plain file name in the tastes folder: no separators, no dot-files, no parent references.
 _GENRE: Final = re.compile(r"[^./\\\x00-\x1f\x7f][^/\\\x00-\x1f\x7f]{0,99}")
@@ -24,18 +25,19 @@ def load_tastes(tastes_dir: Path | None, genres: list[str]) -> dict[str, Any]:
             text = read_text(tastes_dir / f"{genre}.md")
             if text:
                 texts[genre] = text
-    return {"default": read_text(tastes_dir / "_default.md"), "genres": texts, "conflicts": _conflicts(texts)}
+    return {"default": read_text(tastes_dir / "_default.md"), "genres": texts, "conflicts": find_conflicts(texts)}
 
 
-def _conflicts(texts: dict[str, str]) -> list[dict[str, Any]]:
+def find_conflicts(texts: dict[str, str], points: Callable[[str], list[str]] | None = None) -> list[dict[str, Any]]:
+    """Each line found in more than one of `texts` ({genre: text}), with the genres holding it, in first-seen order."""
     seen: dict[str, list[str]] = {}
     for genre, text in texts.items():
-        for point in dict.fromkeys(_points(text)):
+        for point in dict.fromkeys((points or conflict_points)(text)):
             seen.setdefault(point, []).append(genre)
     return [{"point": point, "files": files} for point, files in seen.items() if len(files) > 1]
 
 
-def _points(text: str) -> list[str]:
+def conflict_points(text: str) -> list[str]:
     """The lines that can conflict: stripped, not blank, not a comment (`#` or `<!-- -->`)."""
     lines = (line.strip() for line in split_lines(text))
     return [line for line in lines if line and not line.startswith("#") and not _html_comment(line)]
