@@ -16,7 +16,8 @@ nox.options.reuse_existing_virtualenvs = True
 def tests(session: nox.Session) -> None:
     """Run the kit's own tests (the reference, the harness, the suites against the reference and the mutants)."""
     session.install("-e", ".[dev]")
-    session.run("pytest", *(session.posargs or ["--durations=15"]))
+    # Whole files per worker: their module fixtures run whole suites, once per file.
+    session.run("pytest", *(session.posargs or ["-n", "auto", "--dist", "loadfile", "--durations=15"]))
 
 
 @nox.session
@@ -46,6 +47,28 @@ def mutants(session: nox.Session) -> None:
     """Check that the suites catch every mutant of the reference; writes reports/mutants.json."""
     session.install("-e", ".")
     session.run("ctxconform", "mutants", "--report-dir", "reports", *session.posargs)
+
+
+@nox.session(name="spec_regression")
+def spec_regression(session: nox.Session) -> None:
+    """Classify the spec changes since REF (default HEAD) and check the reference's golden outputs: `-- REF`."""
+    ref = session.posargs[0] if session.posargs else "HEAD"
+    session.install("-e", ".[dev]")
+    session.run("ctxconform", "spec-diff", ref, ".", "--output", "reports/spec-diff.md")
+    session.run(
+        "ctxconform", "spec-diff", ref, ".", "--format", "json", "--output", "reports/spec-diff.json", "--fail-on", "breaking"
+    )
+    # Golden outputs changed since REF (updated snapshots) show up here as a diff; unexpected changes fail below.
+    session.run("git", "--no-pager", "diff", "--patch-with-stat", ref, "--", *_SNAPSHOTS, external=True)
+    session.run(
+        "pytest", *_SNAPSHOT_TESTS, "-c", f"{_SUITES}/pytest.ini", "--rootdir", _SUITES, "--ctxconform-adapter=reference", "-q"
+    )
+
+
+_SUITES = "conformance/ctxconform/conformance/suites"
+_SPEC_PACKAGES = ("shared_context", "read_context", "context_assembly", "content_provider", "context_snapshot")
+_SNAPSHOTS = [f"{_SUITES}/{package}/__snapshots__" for package in _SPEC_PACKAGES]
+_SNAPSHOT_TESTS = [f"{_SUITES}/{package}/test_snapshots.py" for package in _SPEC_PACKAGES]
 
 
 @nox.session

@@ -8,7 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ctxconform.conformance import Report, load_registry
+from ctxconform.conformance._report import implementation_report
+
 ROOT = Path(__file__).resolve().parents[1]
+MUTANT_ADAPTER = "python:ctxconform.reference.mutants:versions_do_not_increment"
+# The comparison run: the reference in-process and over stdio, and a mutant that breaks version increments.
+COMPARED = ("reference", f"stdio:{sys.executable} -m ctxconform.reference.stdio", MUTANT_ADAPTER)
+COMPARISON_SELECTION = ("--spec", "shared-context", "--test", "version", "--seed", "7", "--quiet")
 
 
 class Cli:
@@ -27,3 +34,45 @@ def load_report(folder: Path) -> dict[str, Any]:
     """Read report.json from a report folder."""
     report: dict[str, Any] = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     return report
+
+
+def line(name: str, verdict: str, requirements: list[str], failed: list[str] | None = None) -> dict[str, Any]:
+    """A result line as the plugin writes it."""
+    return {
+        "event": "test",
+        "id": f"shared_context/test_x.py::{name}",
+        "name": name,
+        "spec": "shared-context",
+        "requirements": requirements,
+        "failed_requirements": failed if failed is not None else ([] if verdict in ("PASS", "SKIP") else requirements),
+        "verdict": verdict,
+        "duration_s": 0.01,
+        "message": "" if verdict == "PASS" else "assert 2 == 1",
+        "transcript": [],
+    }
+
+
+STARTED = {
+    "event": "started",
+    "adapter": "reference",
+    "implementation": {"name": "impl", "version": "1", "language": "go", "specs": {}},
+}
+
+
+def build(lines: list[dict[str, Any]]) -> Report:
+    """A one-implementation report from result lines."""
+    implementation = implementation_report(
+        "reference", lines, [load_registry("shared-context")], replay="ctxconform run", duration_s=1.0
+    )
+    return Report(
+        kit={"name": "ctxconform", "version": "0"},
+        started_at="2026-01-01T00:00:00Z",
+        finished_at="2026-01-01T00:00:01Z",
+        duration_s=1.0,
+        seed=1,
+        profile="dev",
+        level="MAY",
+        argv=[],
+        conformant=implementation.status == "conformant",
+        implementations=[implementation],
+    )

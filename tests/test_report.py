@@ -5,58 +5,21 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
+
+import jsonschema
 
 from ctxconform.conformance import Report, load_registry
+from ctxconform.conformance._badge import badge_for
+from ctxconform.conformance._cli import _write_reports
+from ctxconform.conformance._ctrf import render_ctrf
 from ctxconform.conformance._junit import render_junit
 from ctxconform.conformance._markdown import render_markdown
 from ctxconform.conformance._report import implementation_report, read_results
+from helpers import STARTED, build, line
 
 INC = "shared-context/3.3/version-increments"
 ONE = "shared-context/3.3/create-version-one"
 KEY = "shared-context/4.3/key-pattern"
-
-
-def line(name: str, verdict: str, requirements: list[str], failed: list[str] | None = None) -> dict[str, Any]:
-    """A result line as the plugin writes it."""
-    return {
-        "event": "test",
-        "id": f"shared_context/test_x.py::{name}",
-        "name": name,
-        "spec": "shared-context",
-        "requirements": requirements,
-        "failed_requirements": failed if failed is not None else ([] if verdict in ("PASS", "SKIP") else requirements),
-        "verdict": verdict,
-        "duration_s": 0.01,
-        "message": "" if verdict == "PASS" else "assert 2 == 1",
-        "transcript": [],
-    }
-
-
-STARTED = {
-    "event": "started",
-    "adapter": "reference",
-    "implementation": {"name": "impl", "version": "1", "language": "go", "specs": {}},
-}
-
-
-def build(lines: list[dict[str, Any]]) -> Report:
-    """A one-implementation report from result lines."""
-    implementation = implementation_report(
-        "reference", lines, [load_registry("shared-context")], replay="ctxconform run", duration_s=1.0
-    )
-    return Report(
-        kit={"name": "ctxconform", "version": "0"},
-        started_at="2026-01-01T00:00:00Z",
-        finished_at="2026-01-01T00:00:01Z",
-        duration_s=1.0,
-        seed=1,
-        profile="dev",
-        level="MAY",
-        argv=[],
-        conformant=implementation.status == "conformant",
-        implementations=[implementation],
-    )
 
 
 def verdicts(report: Report) -> dict[str, str]:
@@ -122,3 +85,93 @@ def test_markdown_summary_lists_broken_requirements_with_their_quotes() -> None:
     assert "**NOT conformant**" in text
     assert f"`{INC}`" in text
     assert "increment version" in text
+
+
+def two_implementations() -> Report:
+    """A comparison report: the first implementation breaks version increments, the second passes everything."""
+    registries = [load_registry("shared-context")]
+    bad = implementation_report(
+        "reference", [STARTED, line("a", "FAIL", [INC]), line("b", "PASS", [KEY])], registries, replay="r", duration_s=1
+    )
+    good = implementation_report(
+        "stdio:x", [STARTED, line("a", "PASS", [INC]), line("b", "PASS", [KEY])], registries, replay="r", duration_s=1
+    )
+    return build([STARTED]).model_copy(update={"implementations": [bad, good], "conformant": False})
+
+
+def ctrf_validator() -> jsonschema.Draft7Validator:
+    """A validator of the CTRF schema, checking formats."""
+    schema = json.loads((Path(__file__).parent / "data" / "ctrf.schema.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+
+
+def test_ctrf_validates_and_keeps_every_verdict_with_its_requirements() -> None:
+    """CTRF is valid against its schema; statuses map verdicts, and rawStatus, labels and extra keep ours."""
+    report = build(
+        [STARTED, line("a", "PASS", [INC]), line("b", "FAIL", [INC]), line("c", "CRASH", [KEY]), line("d", "SKIP", [KEY])]
+    )
+    document = json.loads(render_ctrf(report))
+    ctrf_validator().validate(document)
+    tests = document["results"]["tests"]
+    assert [(t["status"], t["rawStatus"]) for t in tests] == [
+        ("passed", "PASS"),
+        ("failed", "FAIL"),
+        ("failed", "CRASH"),
+        ("skipped", "SKIP"),
+    ]
+    assert tests[1]["labels"]["requirement"] == [INC]
+    assert tests[1]["labels"]["level"] == ["MUST"]
+    assert tests[1]["extra"]["replay"] == "ctxconform run --test 'b'"
+    summary = document["results"]["summary"]
+    assert (summary["tests"], summary["passed"], summary["failed"], summary["skipped"]) == (4, 1, 2, 1)
+
+
+def test_ctrf_of_a_comparison_names_each_implementation_in_the_suite_path() -> None:
+    """Several implementations in one CTRF document: the suite path starts with the implementation."""
+    document = json.loads(render_ctrf(two_implementations()))
+    ctrf_validator().validate(document)
+    suites = [t["suite"][0] for t in document["results"]["tests"]]
+    assert suites == ["impl (reference)", "impl (reference)", "impl (stdio:x)", "impl (stdio:x)"]
+    assert len({t["testId"] for t in document["results"]["tests"]}) == 4
+
+
+def test_markdown_of_a_comparison_lists_the_requirements_whose_verdicts_differ() -> None:
+    """A side-by-side section lists each requirement where the implementations disagree, and no other."""
+    text = render_markdown(two_implementations())
+    assert "## Side by side" in text
+    assert f"| `{INC}` | MUST | FAIL | PASS |" in text
+    assert f"`{KEY}` | MUST" not in text.split("## Side by side")[1].split("\n## ")[0]
+    assert "1 requirements where the verdicts differ:" in text
+
+
+def test_the_badge_counts_the_must_requirements_that_ran_and_passed() -> None:
+    """The badge says the status and MUST passed/ran, coloured by status; SKIP and UNTESTED are not counted."""
+    badge = badge_for(two_implementations().implementations[0])
+    assert badge.message == "not conformant · MUST 1/2"
+    assert badge.colour == "#c62828"
+    svg = ET.fromstring(badge.svg())
+    assert svg.get("aria-label") == "ctxconform: not conformant · MUST 1/2"
+    assert json.loads(badge.endpoint())["message"] == badge.message
+
+
+def test_junit_replaces_characters_xml_cannot_hold() -> None:
+    """NUL, other control characters and lone surrogates in a message become escapes; the XML still parses."""
+    failed = {**line("b", "FAIL", [INC]), "message": "got \x00 and \x1b and \ud800"}
+    text = render_junit(build([STARTED, failed]))
+    failure = ET.fromstring(text.split("\n", 1)[1]).find("testsuite/testcase/failure")
+    assert failure is not None
+    assert "\\x00 and \\x1b and \\ud800" in (failure.text or "")
+
+
+def test_every_format_is_written_whole_even_from_a_lone_surrogate_an_implementation_sent(tmp_path: Path) -> None:
+    """A lone surrogate and NUL in a transcript still give every file, strict JSON, the surrogate as its escape text."""
+    failed = {**line("b", "FAIL", [INC]), "transcript": [{"reply": {"value": "\ud800\x00"}}], "message": "got '\ud800'"}
+    report = build([STARTED, failed])
+    written = _write_reports(report, tmp_path)
+    assert {path.name for path in written} >= {"report.json", "junit.xml", "ctrf.json", "summary.md", "report.html", "badge.svg"}
+    read = Report.model_validate_json((tmp_path / "report.json").read_bytes())  # pydantic's parser is strict
+    assert read.implementations[0].tests[0].transcript == [{"reply": {"value": "\\ud800\x00"}}]
+    assert read.implementations[0].tests[0].message == "got '\\ud800'"
+    ctrf_validator().validate(json.loads((tmp_path / "ctrf.json").read_bytes()))
+    assert ET.parse(tmp_path / "junit.xml").getroot().tag == "testsuites"
+    assert not list(tmp_path.glob(".*.tmp"))

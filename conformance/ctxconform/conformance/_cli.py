@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -17,7 +18,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxconform.conformance._adapters import Adapter, parse_adapter
+from ctxconform.conformance._badge import badge_for
 from ctxconform.conformance._baseline import Baseline, KnownFailure, baseline_from, load_baseline
+from ctxconform.conformance._ctrf import render_ctrf
+from ctxconform.conformance._html import render_html
 from ctxconform.conformance._junit import render_junit
 from ctxconform.conformance._markdown import render_markdown
 from ctxconform.conformance._mutation import MutantOutcome, MutationOptions, MutationReport, mutation_report, run_mutants
@@ -25,6 +29,8 @@ from ctxconform.conformance._profiles import PROFILES
 from ctxconform.conformance._registry import LEVELS, coverage_problems
 from ctxconform.conformance._report import ImplementationReport, Report, implementation_report, tests_in
 from ctxconform.conformance._runner import RunOptions, collect_requirements, run_suite
+from ctxconform.conformance._specdiff import CHANGE_KINDS, diff_specs, load_tree
+from ctxconform.conformance._specdiff import render_markdown as render_spec_diff
 from ctxconform.conformance._specs import SPECS, SpecSuite, resolve_specs
 from ctxconform.conformance._verdicts import BAD
 from ctxconform.conformance.exceptions import ConfigurationError
@@ -35,6 +41,7 @@ EXIT_CONFORMANT: Final = 0
 EXIT_NOT_CONFORMANT: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_UNAVAILABLE: Final = 3
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -82,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(command=_run)
     _add_mutants_parser(commands)
+    _add_spec_diff_parser(commands)
     requirements = commands.add_parser("requirements", help="list requirements; --check that every testable one has a test")
     requirements.add_argument("--spec", action="append", metavar="S", help="spec to list (repeatable; default: all)")
     requirements.add_argument(
@@ -104,6 +112,38 @@ def _add_mutants_parser(commands: Any) -> None:
     mutants.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="how long one call may take")
     mutants.add_argument("--quiet", action="store_true", help="print only the summary")
     mutants.set_defaults(command=_mutants)
+
+
+def _add_spec_diff_parser(commands: Any) -> None:
+    diff = commands.add_parser("spec-diff", help="classify the schema and requirement changes between two versions of the specs")
+    diff.add_argument(
+        "old", metavar="OLD", help="a folder holding schemas/ (and the registries), or a git ref of this repository"
+    )
+    diff.add_argument("new", metavar="NEW", nargs="?", default=".", help="the same, for the new version (default: .)")
+    diff.add_argument("--format", choices=("markdown", "json"), default="markdown", help="output format (default: markdown)")
+    diff.add_argument("--output", type=Path, metavar="FILE", help="write the output to FILE instead of stdout")
+    diff.add_argument(
+        "--fail-on",
+        choices=CHANGE_KINDS,
+        metavar="KIND",
+        help="exit 1 when a change this severe or worse is found (breaking, ...)",
+    )
+    diff.add_argument("--repository", type=Path, default=Path(), metavar="DIR", help="the git repository refs name (default: .)")
+    diff.set_defaults(command=_spec_diff)
+
+
+def _spec_diff(options: argparse.Namespace) -> int:
+    old = load_tree(options.old, repository=options.repository)
+    new = load_tree(options.new, repository=options.repository)
+    diff = diff_specs(old, new)
+    text = diff.model_dump_json(indent=2) + "\n" if options.format == "json" else render_spec_diff(diff)
+    if options.output is None:
+        sys.stdout.write(text)
+    else:
+        _write_atomically(_report_dir(options.output.parent) / options.output.name, text)
+    summary = ", ".join(f"{count} {kind}" for kind, count in diff.counts.items()) if diff.changes else "no changes"
+    print(f"{old.label} -> {new.label}: {summary}", file=sys.stderr)
+    return EXIT_NOT_CONFORMANT if options.fail_on and diff.fails(options.fail_on) else EXIT_CONFORMANT
 
 
 def _run(options: argparse.Namespace) -> int:
@@ -140,8 +180,8 @@ def _run(options: argparse.Namespace) -> int:
         conformant=all(i.status == "conformant" for i in implementations),
         implementations=implementations,
     )
-    _write_reports(report, report_dir)
-    _print_table(report, report_dir)
+    written = _write_reports(report, report_dir)
+    _print_table(report, written)
     return _exit_code(implementations)
 
 
@@ -232,13 +272,32 @@ def _report_dir(path: Path) -> Path:
     return path
 
 
-def _write_reports(report: Report, report_dir: Path) -> None:
-    (report_dir / "report.json").write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    (report_dir / "junit.xml").write_text(render_junit(report), encoding="utf-8")
-    (report_dir / "summary.md").write_text(render_markdown(report), encoding="utf-8")
+def _write_reports(report: Report, report_dir: Path) -> list[Path]:
+    documents = {
+        "report.json": json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
+        "junit.xml": render_junit(report),
+        "ctrf.json": render_ctrf(report),
+        "summary.md": render_markdown(report),
+        "report.html": render_html(report),
+    }
+    for index, implementation in enumerate(report.implementations):
+        badge, stem = badge_for(implementation), "badge" if index == 0 else f"badge-{index + 1}"
+        documents |= {f"{stem}.svg": badge.svg(), f"{stem}.json": badge.endpoint()}
+    return [_write_atomically(report_dir / name, text) for name, text in documents.items()]
 
 
-def _print_table(report: Report, report_dir: Path) -> None:
+def _write_atomically(path: Path, text: str) -> Path:
+    # A lone surrogate an implementation sent back is written as its escape, as text: strict JSON parsers refuse
+    # a lone surrogate even escaped, and UTF-8 cannot encode it.
+    escape = "\\\\u{:04x}" if path.suffix == ".json" else "\\u{:04x}"
+    clean = _LONE_SURROGATE.sub(lambda found: escape.format(ord(found.group())), text)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(clean, encoding="utf-8")
+    temporary.replace(path)
+    return path
+
+
+def _print_table(report: Report, written: list[Path]) -> None:
     print(f"\n{'implementation':<34} {'status':<15} {'tests':>5} {'pass':>5} {'fail':>5} {'skip':>5} {'other':>5}")
     for imp in report.implementations:
         counts = imp.counts
@@ -254,7 +313,7 @@ def _print_table(report: Report, report_dir: Path) -> None:
         first = next((t for t in imp.tests if t.replay), None)
         if first is not None:
             print(f"  first failure: {first.name}\n  replay: {first.replay}")
-    print(f"\nreports: {report_dir / 'report.json'}, {report_dir / 'junit.xml'}, {report_dir / 'summary.md'}")
+    print(f"\nreports in {written[0].parent}: {', '.join(path.name for path in written)}")
 
 
 def _exit_code(implementations: list[ImplementationReport]) -> int:

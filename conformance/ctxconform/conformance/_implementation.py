@@ -47,6 +47,10 @@ class Implementation:
         self._started: Started | None = None
         self._broken: TransportFailure | None = None
 
+    def __repr__(self) -> str:
+        # No address: the falsifying examples in a report name the implementation, and two runs must read the same.
+        return f"Implementation({self.adapter!r})"
+
     @property
     def info(self) -> Started:
         """What the implementation said about itself at start."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Final
@@ -13,6 +14,8 @@ __all__ = ["render_junit"]
 _ERRORS: Final = frozenset({"ERRORED", "TIMEOUT", "CRASH", "PROTOCOL", "HARNESS"})
 _FAILURES: Final = frozenset({"FAIL", "XPASS"})
 _SKIPS: Final = frozenset({"SKIP", "XFAIL"})
+# Characters XML 1.0 cannot hold at all, not even as references.
+_NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def render_junit(report: Report) -> str:
@@ -21,7 +24,20 @@ def render_junit(report: Report) -> str:
     for implementation in report.implementations:
         root.append(_suite(implementation))
     ET.indent(root)
+    _clean(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _clean(root: ET.Element) -> None:
+    """Replace what XML cannot carry by its Python escape, so an implementation's bytes never break the file."""
+    for element in root.iter():
+        element.text = _xml_text(element.text)
+        for name, value in element.attrib.items():
+            element.set(name, _xml_text(value) or "")
+
+
+def _xml_text(text: str | None) -> str | None:
+    return _NOT_XML.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text) if text else text
 
 
 def _suite(implementation: ImplementationReport) -> ET.Element:

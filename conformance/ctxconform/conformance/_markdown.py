@@ -28,9 +28,29 @@ def render_markdown(report: Report) -> str:
         other = total - passed - failed - imp.counts.get("SKIP", 0)
         name = f"{imp.name or '?'} {imp.version or ''}"
         lines.append(f"| {name} | `{imp.adapter}` | {imp.status} | {total} | {passed} | {failed} | {other} |")
+    if len(report.implementations) > 1:
+        lines += _comparison(report.implementations)
     for imp in report.implementations:
         lines += _implementation(imp)
     return "\n".join(lines) + "\n"
+
+
+def _comparison(imps: list[ImplementationReport]) -> list[str]:
+    names = [f"{imp.name or imp.adapter} ({index + 1})" for index, imp in enumerate(imps)]
+    lines = ["", "## Side by side", "", "Requirements passed, per spec:", ""]
+    lines += [f"| spec | {' | '.join(names)} |", f"|---|{'---:|' * len(imps)}"]
+    for position, spec in enumerate(imps[0].specs):
+        cells = [f"{imp.specs[position].counts.get('PASS', 0)}/{imp.specs[position].requirements}" for imp in imps]
+        lines.append(f"| {spec.spec} | {' | '.join(cells)} |")
+    rows = list(zip(*(imp.requirements for imp in imps), strict=True))
+    differing = [row for row in rows if len({r.verdict for r in row}) > 1]
+    lines += ["", f"{len(differing)} requirements where the verdicts differ" + (":" if differing else "."), ""]
+    if differing:
+        lines += [f"| requirement | level | {' | '.join(names)} |", f"|---|---|{'---|' * len(imps)}"]
+        lines += [f"| `{row[0].id}` | {row[0].level} | {' | '.join(r.verdict for r in row)} |" for row in differing[:_SHOWN]]
+        if len(differing) > _SHOWN:
+            lines.append(f"| … {len(differing) - _SHOWN} more in report.html | | {' | ' * (len(imps) - 1)}|")
+    return lines
 
 
 def _implementation(imp: ImplementationReport) -> list[str]:

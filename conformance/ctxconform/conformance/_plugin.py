@@ -23,6 +23,7 @@ from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance._profiles import register_profiles
 from ctxconform.conformance._registry import LEVELS, Level, Requirement, load_registry
 from ctxconform.conformance._specs import start_options
+from ctxconform.conformance._unique import reseed
 from ctxconform.conformance._verdicts import Verdict, classify
 from ctxconform.conformance.exceptions import ConfigurationError, ImplementationUnavailable
 
@@ -116,6 +117,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     """Before any fixture: restart an implementation an earlier test broke, and skip undeclared features."""
     harness = item.config.stash[_HARNESS]
     harness.begin(item)
+    reseed(item.config.getoption("hypothesis_seed", None), item.nodeid)
     ids = requirement_ids(item)
     if "implementation" not in getattr(item, "fixturenames", ()):
         return

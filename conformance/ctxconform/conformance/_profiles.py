@@ -15,7 +15,10 @@ PROFILES: Final = ("dev", "ci", "thorough")
 def register_profiles() -> None:
     """Register the profiles, and reload ci when hypothesis already picked it because CI is set."""
     slow = [HealthCheck.too_slow, HealthCheck.data_too_large]
-    settings.register_profile("dev", max_examples=30, deadline=None, stateful_step_count=20, suppress_health_check=slow)
+    # No example database: a run is replayed by its seed alone, and the same run twice gives the same report.
+    settings.register_profile(
+        "dev", max_examples=30, deadline=None, stateful_step_count=20, suppress_health_check=slow, database=None
+    )
     # Built on the built-in profile that CI=true selects (derandomized, no database), not a replacement for it.
     settings.register_profile(
         "ci",
@@ -25,7 +28,9 @@ def register_profiles() -> None:
         stateful_step_count=25,
         suppress_health_check=slow,
     )
-    settings.register_profile("thorough", max_examples=500, deadline=None, stateful_step_count=60, suppress_health_check=slow)
+    settings.register_profile(
+        "thorough", max_examples=500, deadline=None, stateful_step_count=60, suppress_health_check=slow, database=None
+    )
     current = settings.get_current_profile_name()
     if current == "ci" and os.environ.get("CI"):
         settings.load_profile("ci")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance._outcome import CheckedReply
 from ctxconform.conformance._protocol import Reply
 from ctxconform.conformance._schemas import schema_errors
+from ctxconform.conformance._unique import unique_hex
 from ctxconform.conformance.exceptions import RequirementFailure
 
 __all__ = [
@@ -90,7 +90,7 @@ def require(condition: object, requirement: str, message: str) -> None:
 
 def new_id(prefix: str = "exec") -> str:
     """An execution or session id no other test uses."""
-    return f"ctxconform-{prefix}-{uuid.uuid4().hex[:16]}"
+    return f"ctxconform-{prefix}-{unique_hex(16)}"
 
 
 def key(name: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance._unique import unique_hex
 
 __all__ = ["OPTIONS", "Repository", "repositories"]
 
@@ -97,7 +97,7 @@ class Repository:
             entry = f"040000 tree {tree}\t{folder}\n"
         root = self.git("mktree", stdin=entry.encode()).decode().strip()
         commit = self.git("commit-tree", root, "-m", f"ctxconform: {path}", env=_IDENTITY).decode().strip()
-        self.git("update-ref", f"refs/ctxconform/{uuid.uuid4().hex}", commit)
+        self.git("update-ref", f"refs/ctxconform/{unique_hex()}", commit)
         in_tree = self.git("rev-parse", f"{commit}:{path}").decode().strip()
         return commit, in_tree
 

@@ -5,13 +5,13 @@ Every one gets a spec error, never a crash, and leaves the snapshot it names as 
 
 from __future__ import annotations
 
-import uuid
 from typing import Any, Final
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from ctxconform.conformance._unique import unique_uuid
 from ctxconform.conformance.suites.context_snapshot.client import ACTOR, HASH, HOLDS, ITEM, RECORD, Snapshots, require
 
 requirement = pytest.mark.requirement
@@ -66,7 +66,7 @@ def create_cases() -> dict[str, object]:
         "string": "create",
         "no-created-by": {"selection_strategy": "explicit"},
         "no-strategy": {"created_by": ACTOR},
-        "caller-sets-object-id": {**base, "object_id": str(uuid.uuid4())},
+        "caller-sets-object-id": {**base, "object_id": str(unique_uuid())},
         "caller-sets-created-at": {**base, "created_at": "2026-01-01T00:00:00Z"},
         "created-by-string": {**base, "created_by": "agent:1"},
         "created-by-no-id": {**base, "created_by": {"kind": "agent"}},

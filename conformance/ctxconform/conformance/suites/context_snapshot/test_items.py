@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Final
 
 import pytest
 from hypothesis import given
 
+from ctxconform.conformance._unique import unique_uuid
 from ctxconform.conformance.suites.context_snapshot.client import (
     BLOB_NONE,
     HASH,
@@ -84,7 +84,7 @@ def test_each_kind_stores_its_content_as_a_blob(snapshots: Snapshots, sha1: Repo
 @requirement(UNIFIED, KIND_ENUM)
 def test_the_same_content_gets_the_same_blob_whatever_the_kind(snapshots: Snapshots, sha1: Repository) -> None:
     """One content as an item of every kind (the open one too, when declared): each gets the Git id of the content."""
-    content = f"shared content {uuid.uuid4()}\n".encode()
+    content = f"shared content {unique_uuid()}\n".encode()
     snapshot_id = snapshots.create()
     kinds: list[object] = ["file", "url", "snippet", "command", "image"]
     if "other_kind" in snapshots.features:

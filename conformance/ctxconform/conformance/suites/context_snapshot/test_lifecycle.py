@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import uuid
 from datetime import datetime
 from typing import Any, Final
 
@@ -12,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance._unique import unique_uuid
 from ctxconform.conformance.suites.context_snapshot.client import (
     ACTOR,
     FINALIZED,
@@ -93,7 +93,7 @@ def test_every_snapshot_gets_its_own_object_id(snapshots: Snapshots) -> None:
 @pytest.mark.parametrize("op", ["get_snapshot", "finalize", "add_item", "retain"])
 def test_an_unknown_snapshot_is_not_found(snapshots: Snapshots, op: str) -> None:
     """A well-formed object_id that names no snapshot is SNAPSHOT_NOT_FOUND."""
-    args: dict[str, Any] = {"snapshot_id": str(uuid.uuid4())}
+    args: dict[str, Any] = {"snapshot_id": str(unique_uuid())}
     args |= {"add_item": {"kind": "snippet", "path": "p"}, "retain": {"strategy": "ref_anchoring"}}.get(op, {})
     snapshots.send(op, args).refused(RECORD, "SNAPSHOT_NOT_FOUND", *(("UNSUPPORTED_STRATEGY",) if op == "retain" else ()))
 

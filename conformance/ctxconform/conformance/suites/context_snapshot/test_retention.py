@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from typing import Final
 
 import pytest
 
+from ctxconform.conformance._unique import unique_hex, unique_uuid
 from ctxconform.conformance.suites.context_snapshot.client import HOLDS, Snapshots, blob_hex, content_bytes, require
 from ctxconform.conformance.suites.context_snapshot.repository import Repository
 
@@ -24,7 +24,7 @@ ALL_STRATEGIES: Final = (*STRATEGIES, "custom_gc_mark")
 
 def non_file_items(label: str) -> list[tuple[object, str, bytes]]:
     """One item of every kind but File, with content no other test stored."""
-    tag = uuid.uuid4().hex
+    tag = unique_hex()
     return [
         ("url", f"https://example.org/{tag}", f"<p>{label} page {tag}</p>".encode()),
         ("snippet", "design notes", f"{label} snippet {tag}".encode()),
@@ -76,7 +76,7 @@ def test_retained_blobs_survive_git_gc(snapshots: Snapshots, repos: dict[str, Re
     require(set(blobs) <= retained, wanted, f"retain did not name blobs {sorted(set(blobs) - retained)}")
     unmarked = EVIDENCE[strategy](repository, blobs)
     require(not unmarked, wanted, f"{strategy} left no mark on blobs {unmarked}")
-    control = repository.git("hash-object", "-w", "--stdin", stdin=f"unretained {uuid.uuid4()}".encode()).decode().strip()
+    control = repository.git("hash-object", "-w", "--stdin", stdin=f"unretained {unique_uuid()}".encode()).decode().strip()
     repository.gc()
     if repository.blob(control) is not None:
         raise RuntimeError("harness problem: git gc --prune=now kept an unreferenced blob, so it proves nothing here")

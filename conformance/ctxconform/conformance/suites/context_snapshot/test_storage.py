@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Final
 
 import pytest
 
+from ctxconform.conformance._unique import unique_hex, unique_uuid
 from ctxconform.conformance.suites.context_snapshot.client import (
     HASH_SHA256,
     HOLDS,
@@ -28,7 +28,7 @@ FILE_REACHABLE: Final = "context-snapshot/blob-retention/file-blobs-reachable"
 
 def unique(label: str) -> bytes:
     """Content no other test has stored."""
-    return f"{label} {uuid.uuid4()}\n".encode()
+    return f"{label} {unique_uuid()}\n".encode()
 
 
 @requirement(DEDUP)
@@ -59,7 +59,7 @@ def test_distinct_contents_are_distinct_blobs(snapshots: Snapshots, sha1: Reposi
 @pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
 def test_a_committed_file_is_the_blob_of_the_commit_tree(snapshots: Snapshots, sha1: Repository, newline: str) -> None:
     """A File item of committed content (LF or CRLF lines) gets the tree's blob, adds no object, and survives gc."""
-    path = f"src/{uuid.uuid4().hex}/main.rs"
+    path = f"src/{unique_hex()}/main.rs"
     content = f"fn main() {{{newline}    run();{newline}}}{newline}".encode() + unique("// id")
     _, in_tree = sha1.commit_file(path, content)
     before = sha1.object_count()

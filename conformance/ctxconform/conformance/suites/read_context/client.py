@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from typing import Any, Final
 from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance._outcome import CheckedReply
 from ctxconform.conformance._schemas import schema_errors
+from ctxconform.conformance._unique import unique_hex
 from ctxconform.conformance.exceptions import RequirementFailure
 
 __all__ = [
@@ -70,7 +70,7 @@ class Workspace:
         self.implementation = implementation
         self.root = Path(folders["workspace_root"])
         self.tastes_dir = Path(folders["tastes_dir"])
-        self.image_id = f"img-{uuid.uuid4().hex[:12]}"
+        self.image_id = f"img-{unique_hex(12)}"
         self.folder = self.root / self.image_id
         self.folder.mkdir(parents=True)
         shutil.rmtree(self.tastes_dir, ignore_errors=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -14,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance._unique import unique_hex
 from ctxconform.conformance.suites.read_context.client import FRESH, Outcome, Workspace, call, fresh_workspace, require
 
 requirement = pytest.mark.requirement
@@ -48,7 +48,7 @@ def planted(workspace: Workspace, tmp_path: Path) -> Iterator[dict[str, str]]:
     """LEAK files wherever a hostile id could lead; yields {case name: hostile id}."""
     root = workspace.root
     outside = tmp_path / "outside"
-    link = root / f"link-{uuid.uuid4().hex[:8]}"
+    link = root / f"link-{unique_hex(8)}"
     places = [root.parent, root.parent / "x", root / "a" / "b", root, outside, workspace.tastes_dir]
     for place in places:
         plant(place)
@@ -170,7 +170,7 @@ def test_odd_string_ids_get_an_error_or_nothing(workspace: Workspace, image_id: 
 def test_an_unknown_image_id_follows_a_reading(workspace: Workspace) -> None:
     """An id naming no workspace gets not_found, or the fresh context with the global tastes still loaded."""
     workspace.taste("_default", "# Everything\nwarm\n")
-    outcome = workspace.read(image_id=f"img-missing-{uuid.uuid4().hex[:12]}")
+    outcome = workspace.read(image_id=f"img-missing-{unique_hex(12)}")
     if not outcome.ok:
         outcome.refused(UNKNOWN, "not_found")
         return
@@ -293,7 +293,7 @@ def test_reading_creates_and_changes_no_file(workspace: Workspace, planted: dict
     before = tree(workspace.root.parent)
     for _ in range(3):
         workspace.read().context("read-context/consequences/markdown-stays-human-edited")
-        workspace.read(image_id=f"img-never-{uuid.uuid4().hex[:8]}")
+        workspace.read(image_id=f"img-never-{unique_hex(8)}")
         for image_id in planted.values():
             workspace.read(image_id=image_id)
     after = tree(workspace.root.parent)

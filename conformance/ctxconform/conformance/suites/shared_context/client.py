@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance._outcome import CheckedReply
 from ctxconform.conformance._protocol import Reply
 from ctxconform.conformance._schemas import schema_errors
+from ctxconform.conformance._unique import unique_hex
 from ctxconform.conformance.exceptions import RequirementFailure
 
 __all__ = ["SPEC", "Outcome", "Session", "fresh_session", "new_session_id", "token_readings"]
@@ -44,7 +44,7 @@ def token_readings(length: int) -> frozenset[int]:
 
 def new_session_id() -> str:
     """Return a session id no other test uses."""
-    return f"ctxconform-{uuid.uuid4().hex[:16]}"
+    return f"ctxconform-{unique_hex(16)}"
 
 
 @dataclass(frozen=True)
