@@ -11,9 +11,11 @@ import sys
 import textwrap
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from ctxconform.reference import Reference
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.shared_context import MemoryStore, SharedContext, SQLiteStore, open_store
 
@@ -150,8 +152,35 @@ def test_a_refused_write_changes_nothing() -> None:
     assert service.handle("s", "o", {"action": "list_keys"}) == before
 
 
-@pytest.mark.parametrize("url", ["redis://localhost", "postgres://x", "sqlite:///proc/forbidden/x.db"])
+@pytest.mark.parametrize("url", ["postgres://x", "sqlite:///proc/forbidden/x.db"])
 def test_store_urls_that_cannot_be_opened_say_what_to_use(url: str) -> None:
     """An unknown or unusable store URL raises StoreError with guidance, not an sqlite traceback."""
     with pytest.raises(StoreError, match=r"sqlite|memory|path"):
         open_store(url)
+
+
+@pytest.mark.parametrize(
+    ("op", "args", "context"),
+    [
+        ("create_session", {"session_id": "s\ud800"}, {"participant": "system"}),
+        ("shared_context", {"action": "write", "key": "k", "value": "v\udfff"}, {"session_id": "s", "participant": "o"}),
+        ("shared_context", {"action": "write", "key": "k", "value": "v"}, {"session_id": "s", "participant": "o\ud800"}),
+        ("shared_context", {"action": "snapshot", "label": "l\udc00"}, {"session_id": "s", "participant": "o"}),
+        ("shared_context", {"action": "read", "key": "k"}, {"session_id": "s\ud800", "participant": "o"}),
+    ],
+    ids=["session-id", "value", "participant", "label", "read-session-id"],
+)
+def test_unpaired_surrogates_are_refused_before_any_store_sees_them(
+    tmp_path: Path, op: str, args: dict[str, Any], context: dict[str, Any]
+) -> None:
+    """An unpaired surrogate anywhere in a call is INVALID_REQUEST (SQLite cannot even encode it), and nothing changes."""
+    reference = Reference()
+    reference.handle({"type": "start", "protocol": 1, "state_dir": str(tmp_path)})
+    call = {"type": "call", "seq": 1, "spec": "shared-context"}
+    reference.handle({**call, "op": "create_session", "args": {"session_id": "s"}, "context": {"participant": "system"}})
+    reply = reference.handle({**call, "op": op, "args": args, "context": context})
+    assert reply.get("error", {}).get("code") == "INVALID_REQUEST", reply
+    listing = reference.handle(
+        {**call, "op": "shared_context", "args": {"action": "list_keys"}, "context": {"session_id": "s", "participant": "o"}}
+    )
+    assert listing["result"]["keys"] == []

@@ -1,22 +1,31 @@
-"""Opening a store from a URL: `sqlite:///path`, `sqlite:relative/path` or `memory:`."""
+"""Opening a store from a URL: `sqlite:///path`, `sqlite:relative/path`, `memory:` or `redis://host:port/db`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ctxconform.reference.exceptions import StoreError
+from ctxconform.reference.shared_context._redis import RedisStore
 from ctxconform.reference.shared_context._sqlite import SQLiteStore
 from ctxconform.reference.shared_context._store import MemoryStore, Store
 
 __all__ = ["open_store"]
 
+_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
 
 def open_store(url: str) -> Store:
-    """Open the store a URL names; raise StoreError for a URL this reference does not know."""
+    """Open the store a URL names; raise StoreError for a URL this reference does not know or cannot reach."""
     if url == "memory:":
         return MemoryStore()
     if url.startswith("sqlite:///"):
         return SQLiteStore(Path("/" + url.removeprefix("sqlite:///").lstrip("/")))
     if url.startswith("sqlite:"):
         return SQLiteStore(Path(url.removeprefix("sqlite:")))
-    raise StoreError(url, "unknown store URL; use sqlite:///absolute/path.db, sqlite:relative/path.db or memory:")
+    if url.startswith(_REDIS_SCHEMES):
+        return RedisStore(url)
+    raise StoreError(
+        url,
+        "unknown store URL; use sqlite:///absolute/path.db, sqlite:relative/path.db, memory:,"
+        " redis://host:port/db, rediss://host:port/db or unix:///path/redis.sock?db=0",
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -37,6 +38,7 @@ _FIELDS: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "read_snapshot": (frozenset({"label"}), frozenset({"label"})),
 }
 MAX_SESSION_ID: Final = 256
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 MAX_BATCH: Final = 100
 
 
@@ -60,7 +62,7 @@ class SharedContext:
         """Create an empty active session; refuse an id that is already taken."""
         if not isinstance(session_id, str) or not 0 < len(session_id) <= MAX_SESSION_ID:
             raise SpecError("INVALID_REQUEST", f"session_id must be a non-empty string of at most {MAX_SESSION_ID} characters")
-        sid = session_id
+        sid = _unicode(session_id, "session_id")
         if config is not None and not isinstance(config, dict):
             raise SpecError("INVALID_REQUEST", "config must be an object when given")
         with self.store.transaction() as tx:
@@ -123,6 +125,7 @@ class SharedContext:
     def _write(self, sid: str, participant: str, key: str, value: object) -> Json:
         if not isinstance(value, str):
             raise SpecError("INVALID_REQUEST", f"value must be a string, got {type(value).__name__}; serialize structured data")
+        _unicode(value, "value")
         tokens = estimate_tokens(value)
         if tokens > self.max_value_tokens:
             raise SpecError(
@@ -185,19 +188,26 @@ def _parse(request: object) -> tuple[str, Mapping[str, Any]]:
 def _session_id(session_id: object) -> str:
     if not isinstance(session_id, str) or not 0 < len(session_id) <= MAX_SESSION_ID:
         raise SpecError("SESSION_NOT_FOUND", f"session_id must be a non-empty string of at most {MAX_SESSION_ID} characters")
-    return session_id
+    return _unicode(session_id, "session_id")
 
 
 def _participant(participant: object) -> str:
     if not isinstance(participant, str) or not participant:
         raise SpecError("INVALID_REQUEST", "the call carries no participant identity; the system must set one")
-    return participant
+    return _unicode(participant, "the participant identity")
 
 
 def _label(label: object) -> str:
     if not isinstance(label, str) or not label:
         raise SpecError("INVALID_REQUEST", "label must be a non-empty string")
-    return label
+    return _unicode(label, "label")
+
+
+def _unicode(text: str, name: str) -> str:
+    # A lone surrogate is not a character: no store can keep it as text, so it is refused before any store sees it.
+    if _LONE_SURROGATE.search(text):
+        raise SpecError("INVALID_REQUEST", f"{name} holds an unpaired surrogate (\\ud800-\\udfff); send valid Unicode text")
+    return text
 
 
 def _existing(tx: Transaction, sid: str) -> Session:
