@@ -17,7 +17,14 @@ def tests(session: nox.Session) -> None:
     """Run the kit's own tests (the reference, the harness, the suites against the reference and the mutants)."""
     session.install("-e", ".[dev]")
     # Whole files per worker: their module fixtures run whole suites, once per file.
-    session.run("pytest", *(session.posargs or ["-n", "auto", "--dist", "loadfile", "--durations=15"]))
+    session.run("pytest", *(session.posargs or ["-n", "auto", "--dist", "loadfile", "-m", "not slow", "--durations=15"]))
+
+
+@nox.session
+def slow(session: nox.Session) -> None:
+    """Run the tests marked slow: the whole shared-context suite over MCP, one server per participant."""
+    session.install("-e", ".[dev]")
+    session.run("pytest", "-m", "slow", "--durations=5", *session.posargs)
 
 
 @nox.session

@@ -169,7 +169,9 @@ def test_a_child_that_ignores_stop_is_ended_in_bounded_time(tmp_path: Path) -> N
         ("python:ctxconform_no_such_module:x", "cannot import"),
         ("python:ctxconform.reference:NoSuchThing", "no callable"),
         ("ftp://example", "unknown adapter"),
-        ("http://127.0.0.1:1/x", "not available yet"),
+        ("http://127.0.0.1:1/x", "write http://HOST:PORT, with the port and nothing after it"),
+        ("http://127.0.0.1", "write http://HOST:PORT, with the port"),
+        ("https://127.0.0.1:1", "not available yet"),
         ("stdio:python 'unclosed", "cannot split"),
     ],
 )

@@ -1,4 +1,4 @@
-"""Adapters named by a connection string: `reference`, `python:module:attr`, `stdio:COMMAND ...`."""
+"""Adapters named by a connection string: `reference`, `python:module:attr`, `stdio:COMMAND ...`, `http://HOST:PORT`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance._http import HttpServeTransport, HttpTransport
+from ctxconform.conformance._implementation import START_TIMEOUT, Implementation
 from ctxconform.conformance._inprocess import InProcessTransport, MessageHandler
 from ctxconform.conformance._mcp import McpStdioTransport
 from ctxconform.conformance._stdio import StdioTransport
@@ -18,7 +20,8 @@ from ctxconform.conformance.exceptions import ConfigurationError
 
 __all__ = ["Adapter", "connect", "parse_adapter"]
 
-_LATER = ("http://", "https://")
+_LATER = ("https://",)
+_FORMS = "reference, python:MODULE:ATTR, stdio:COMMAND, mcp+stdio:COMMAND, http+serve:COMMAND or http://HOST:PORT"
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,11 @@ class Adapter:
             return StdioTransport(list(self.command))
         if self.transport == "mcp+stdio":
             return McpStdioTransport(list(self.command))
+        if self.transport == "http+serve":
+            return HttpServeTransport(list(self.command))
+        if self.transport == "http":
+            host, _, port = (self.target or "").rpartition(":")
+            return HttpTransport(host.strip("[]"), int(port))
         return InProcessTransport(_load_factory(self.target))
 
 
@@ -49,14 +57,28 @@ def parse_adapter(text: str) -> Adapter:
         if target.count(":") != 1 or not all(target.split(":")):
             raise ConfigurationError(f"adapter {text!r}: write python:package.module:factory")
         return Adapter(text, "python", target)
-    for prefix in ("stdio:", "mcp+stdio:"):
+    if text.startswith("http://"):
+        return Adapter(text, "http", _address(text))
+    for prefix in ("stdio:", "mcp+stdio:", "http+serve:"):
         if text.startswith(prefix):
             return Adapter(text, prefix.removesuffix(":"), command=_command(text, prefix))
     if text.startswith(_LATER):
+        raise ConfigurationError(f"adapter {text!r}: this transport is not available yet; use {_FORMS}")
+    raise ConfigurationError(f"unknown adapter {text!r}: use {_FORMS}")
+
+
+def _address(text: str) -> str:
+    """Return HOST:PORT of an http:// adapter; a path, query or credentials are refused."""
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as error:
+        raise ConfigurationError(f"adapter {text!r}: write http://HOST:PORT ({error})") from error
+    if not parts.hostname or port is None or parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
         raise ConfigurationError(
-            f"adapter {text!r}: this transport is not available yet; use reference, python:MODULE:ATTR or stdio:COMMAND"
+            f"adapter {text!r}: write http://HOST:PORT, with the port and nothing after it (no path, query or credentials)"
         )
-    raise ConfigurationError(f"unknown adapter {text!r}: use reference, python:MODULE:ATTR, stdio:COMMAND or mcp+stdio:COMMAND")
+    return f"[{parts.hostname}]:{port}" if ":" in parts.hostname else f"{parts.hostname}:{port}"
 
 
 def _command(text: str, prefix: str) -> tuple[str, ...]:
@@ -69,9 +91,17 @@ def _command(text: str, prefix: str) -> tuple[str, ...]:
     return command
 
 
-def connect(adapter: Adapter, state_dir: Path, *, timeout: float, options: dict[str, Any] | None = None) -> Implementation:
+def connect(
+    adapter: Adapter,
+    state_dir: Path,
+    *,
+    timeout: float,
+    options: dict[str, Any] | None = None,
+    start_timeout: float = START_TIMEOUT,
+) -> Implementation:
     """Return an (unstarted) implementation handle for an adapter; `options` go to the implementation in start."""
-    return Implementation(adapter.text, adapter.make_transport(), state_dir, timeout=timeout, options=options)
+    transport = adapter.make_transport()
+    return Implementation(adapter.text, transport, state_dir, timeout=timeout, options=options, start_timeout=start_timeout)
 
 
 def _load_factory(target: str | None) -> Callable[[], MessageHandler]:

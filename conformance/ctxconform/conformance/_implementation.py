@@ -15,10 +15,13 @@ from ctxconform.conformance.exceptions import (
     TransportFailure,
 )
 
-__all__ = ["Exchange", "Implementation"]
+__all__ = ["START_TIMEOUT", "Exchange", "Implementation"]
 
 Json = dict[str, Any]
 _TRANSCRIPT: Final = 50
+# Starting takes longer than a call (a runtime to load, a store to open): start waits this long, or the call
+# timeout when that is longer.
+START_TIMEOUT: Final = 30.0
 
 
 @dataclass(frozen=True)
@@ -34,12 +37,20 @@ class Implementation:
     """The harness's handle on one implementation, over any transport."""
 
     def __init__(
-        self, adapter: str, transport: Transport, state_dir: Path, *, timeout: float = 10.0, options: Json | None = None
+        self,
+        adapter: str,
+        transport: Transport,
+        state_dir: Path,
+        *,
+        timeout: float = 10.0,
+        options: Json | None = None,
+        start_timeout: float = START_TIMEOUT,
     ) -> None:
         self.adapter = adapter
         self.state_dir = state_dir
         self.options = options or {}
         self.timeout = timeout
+        self.start_timeout = start_timeout
         self.restarts = 0
         self.transcript: deque[Exchange] = deque(maxlen=_TRANSCRIPT)
         self._transport = transport
@@ -76,7 +87,7 @@ class Implementation:
         check_outgoing("start", message)
         try:
             self._transport.open()
-            answer = check_incoming("started", self._transport.exchange(message, self.timeout))
+            answer = check_incoming("started", self._transport.exchange(message, max(self.timeout, self.start_timeout)))
         except TransportFailure as failure:
             self._transport.close(1.0)
             raise ImplementationUnavailable(

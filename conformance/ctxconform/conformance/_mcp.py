@@ -1,18 +1,25 @@
 """The mcp+stdio transport: an MCP server, started as a child process, whose tools are the spec operations.
 
 The official MCP SDK is asynchronous; an anyio blocking portal runs it on a background thread, and one host
-task holds the client open so that entering and leaving its task groups happen in the same task. Protocol
-messages are translated: `start` starts the server (the start options reach it as CTXCONFORM_* environment
-variables and as `{placeholders}` in the command) and lists its tools, `call` calls the tool named by the op,
-`stop` closes the client, which ends the server's process group.
+task per server holds its client open so that entering and leaving its task groups happen in the same task.
+Protocol messages are translated: `start` starts the server (the start options reach it as CTXCONFORM_*
+environment variables and as `{placeholders}` in the command) and lists its tools, `call` calls the tool named
+by the op, `stop` closes every client, which ends every server's process group.
+
+Identity comes from the connection, never from the request: shared-context calls go to a server started for the
+calling participant (CTXCONFORM_PARTICIPANT), one per participant, at most `MAX_PARTICIPANTS` alive (the least
+recently used is closed), all on the same state directory; the session travels in the request's `_meta`.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import os
 import tempfile
 import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any, Final
 
 import anyio
@@ -28,24 +35,45 @@ from ctxconform.conformance.exceptions import (
     ProtocolViolation,
 )
 
-__all__ = ["TOOL_SPECS", "McpStdioTransport"]
+__all__ = ["MAX_PARTICIPANTS", "SDK_CANNOT_ENCODE", "SESSION_META", "TOOL_SPECS", "McpStdioTransport"]
 
 Json = dict[str, Any]
-# Which spec a tool belongs to, and the spec version assumed (an MCP server does not declare one).
-TOOL_SPECS: Final = {"read_context": ("read-context", "ADR-059")}
+_SHARED_CONTEXT: Final = ("shared-context", "0.1.0-draft")
+# Which spec a tool belongs to, and the spec version assumed when the tool's `_meta` does not declare one
+# ("ctxconform/version"; its optional features: "ctxconform/features").
+TOOL_SPECS: Final = {
+    "read_context": ("read-context", "ADR-059"),
+    "shared_context": _SHARED_CONTEXT,
+    "create_session": _SHARED_CONTEXT,
+    "archive_session": _SHARED_CONTEXT,
+    "delete_session": _SHARED_CONTEXT,
+}
+SESSION_META: Final = "ctxconform/session_id"
+MAX_PARTICIPANTS: Final = 8
+SDK_CANNOT_ENCODE: Final = "the MCP client SDK cannot encode this request"
+_PARTICIPANT_SPECS: Final = frozenset({"shared-context"})
 _CONNECTION_CLOSED: Final = -32000
 
 
+@dataclass(frozen=True)
+class _Connection:
+    """One running server: its client, the event that ends its host task, and that task."""
+
+    client: Client
+    stop: anyio.Event
+    host: cf.Future[None]
+
+
 class McpStdioTransport:
-    """Speaks the adapter protocol to the harness and MCP to a child server."""
+    """Speaks the adapter protocol to the harness and MCP to child servers (one, plus one per participant)."""
 
     def __init__(self, command: list[str]) -> None:
         self.command = command
         self._portal_cm: Any = None
         self._portal: BlockingPortal | None = None
-        self._client: Client | None = None
-        self._stop: anyio.Event | None = None
-        self._host: cf.Future[None] | None = None
+        self._env: dict[str, str] = {}
+        self._first: _Connection | None = None
+        self._participants: OrderedDict[str, _Connection] = OrderedDict()
         self._errlog = tempfile.TemporaryFile("w+")  # noqa: SIM115 - lives as long as the transport
         self._lock = threading.Lock()
 
@@ -59,82 +87,131 @@ class McpStdioTransport:
         if message["type"] == "stop":
             self.close(timeout)
             return {"type": "stopped"}
-        return {"type": "reply", "seq": message["seq"], **self._call(message["op"], message["args"], timeout)}
+        body = self._call(message["spec"], message["op"], message["args"], message.get("context") or {}, timeout)
+        return {"type": "reply", "seq": message["seq"], **body}
 
     def close(self, timeout: float) -> None:
-        """Close the client (the SDK ends the server) and the event-loop thread."""
+        """Close every client (the SDK ends each server) and the event-loop thread."""
         with self._lock:
             portal, self._portal = self._portal, None
+            connections = [*self._participants.values(), *([self._first] if self._first else [])]
+            self._participants.clear()
+            self._first = None
         if portal is None:
             return
         try:
-            if self._stop is not None:
-                portal.call(self._stop.set)
-            if self._host is not None:
-                self._host.result(timeout=max(timeout, 5.0))
-        except BaseException:  # noqa: S110 - a dead server's teardown may complain; the process is gone either way
-            pass
+            for connection in connections:
+                portal.call(connection.stop.set)
+            for connection in connections:
+                _finish(connection, timeout)
         finally:
             self._portal_cm.__exit__(None, None, None)
 
     def stderr_tail(self) -> str:
-        """The last part of what the server wrote on stderr."""
+        """The last part of what the servers wrote on stderr."""
         self._errlog.seek(0)
         return self._errlog.read()[-4000:]
 
     def _start(self, message: Json, timeout: float) -> Json:
-        env = _environment(message)
-        command = [part.format(**{k.removeprefix("CTXCONFORM_").lower(): v for k, v in env.items()}) for part in self.command]
-        params = StdioServerParameters(command=command[0], args=command[1:], env={**os.environ, **env})
+        self._env = _environment(message)
         self._portal_cm = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
-        self._stop = self._portal.call(anyio.Event)
-        ready: cf.Future[Client] = cf.Future()
-        self._host = self._portal.start_task_soon(self._run_host, params, ready)
         try:
-            self._client = ready.result(timeout=max(timeout, 30.0))
-            tools = [tool.name for tool in self._portal.call(self._list_tools, timeout)]
+            self._first = self._connect(None, timeout)
+            tools = self._portal.call(self._list_tools, self._first.client, timeout)
         except BaseException as error:
             self.close(1.0)
             raise ImplementationUnavailable(
                 " ".join(self.command), f"the MCP server did not start: {_reason(error)} {self.stderr_tail()[-500:]}"
             ) from error
-        specs = {TOOL_SPECS[t][0]: {"version": TOOL_SPECS[t][1], "features": []} for t in tools if t in TOOL_SPECS}
+        specs = _declared_specs(tools)
         if not specs:
+            names = sorted(tool.name for tool in tools)
             raise ImplementationUnavailable(
-                " ".join(self.command), f"the MCP server has none of the tools {sorted(TOOL_SPECS)}; it has {tools}"
+                " ".join(self.command), f"the MCP server has none of the tools {sorted(TOOL_SPECS)}; it has {names}"
             )
-        info = self._client.server_info
+        info = self._first.client.server_info
         name, version = (info.name, info.version or "unknown") if info is not None else (" ".join(self.command), "unknown")
         return {"type": "started", "implementation": {"name": name, "version": version, "language": "mcp"}, "specs": specs}
 
-    async def _run_host(self, params: StdioServerParameters, ready: cf.Future[Client]) -> None:
+    def _connect(self, participant: str | None, timeout: float) -> _Connection:
+        """Start one server (as `participant`, when given) and wait until its client is ready."""
+        assert self._portal is not None
+        env = {**self._env, **({"CTXCONFORM_PARTICIPANT": participant} if participant is not None else {})}
+        fields = {key.removeprefix("CTXCONFORM_").lower(): value for key, value in env.items()}
+        command = [part.format_map({"participant": "", **fields}) for part in self.command]
+        inherited = {key: value for key, value in os.environ.items() if key != "CTXCONFORM_PARTICIPANT"}
+        params = StdioServerParameters(command=command[0], args=command[1:], env={**inherited, **env})
+        stop = self._portal.call(anyio.Event)
+        ready: cf.Future[Client] = cf.Future()
+        host = self._portal.start_task_soon(self._run_host, params, ready, stop)
+        try:
+            return _Connection(ready.result(timeout=max(timeout, 30.0)), stop, host)
+        except BaseException:
+            self._portal.call(stop.set)
+            raise
+
+    async def _run_host(self, params: StdioServerParameters, ready: cf.Future[Client], stop: anyio.Event) -> None:
         try:
             async with Client(stdio_client(params, errlog=self._errlog), mode="legacy") as client:
                 ready.set_result(client)
-                assert self._stop is not None
-                await self._stop.wait()
+                await stop.wait()
         except BaseException as error:
             if not ready.done():
                 ready.set_exception(error)
             raise
 
-    async def _list_tools(self, seconds: float) -> list[Any]:
-        assert self._client is not None
+    @staticmethod
+    async def _list_tools(client: Client, seconds: float) -> list[Any]:
         with anyio.fail_after(seconds):
-            return list((await self._client.list_tools()).tools)
+            return list((await client.list_tools()).tools)
 
-    def _call(self, op: str, args: object, timeout: float) -> Json:
-        portal, client = self._portal, self._client
-        if portal is None or client is None:
+    def _connection(self, spec: str, context: Json, timeout: float) -> _Connection:
+        """The first server, or for a participant's call the server started as that participant."""
+        participant = context.get("participant")
+        if spec not in _PARTICIPANT_SPECS or not isinstance(participant, str) or self._first is None:
+            if self._first is None:
+                raise ImplementationCrashed("the MCP client is closed")
+            return self._first
+        connection = self._participants.get(participant)
+        if connection is not None:
+            self._participants.move_to_end(participant)
+            return connection
+        try:
+            connection = self._connect(participant, timeout)
+        except BaseException as error:
+            raise ImplementationCrashed(
+                f"the MCP server for participant {participant!r} did not start: {_reason(error)}", detail=self.stderr_tail()
+            ) from error
+        self._participants[participant] = connection
+        if len(self._participants) > MAX_PARTICIPANTS:
+            self._retire(self._participants.popitem(last=False)[1], timeout)
+        return connection
+
+    def _retire(self, connection: _Connection, timeout: float) -> None:
+        assert self._portal is not None
+        self._portal.call(connection.stop.set)
+        _finish(connection, timeout)
+
+    def _call(self, spec: str, op: str, args: object, context: Json, timeout: float) -> Json:
+        portal = self._portal
+        if portal is None:
             raise ImplementationCrashed("the MCP client is closed")
+        client = self._connection(spec, context, timeout).client
+        session = context.get("session_id")
+        meta = {SESSION_META: session} if spec in _PARTICIPANT_SPECS and isinstance(session, str) else None
+        arguments = args if isinstance(args, dict) else {"arguments": args}
 
         async def call() -> CallToolResult:
             with anyio.fail_after(timeout):
-                return await client.call_tool(op, args if isinstance(args, dict) else {"arguments": args})
+                return await client.call_tool(op, arguments, meta=meta)  # type: ignore[arg-type]
 
         try:
             result = portal.call(call)
+        except ValueError as error:
+            # The SDK's pydantic serializer refuses very deep nesting before anything is sent: a limit of this
+            # transport, not the server's behaviour, so it stays the harness's (HARNESS), named as such.
+            raise RuntimeError(f"{SDK_CANNOT_ENCODE}: {error}") from error
         except TimeoutError as error:
             raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail()) from error
         except MCPError as error:
@@ -144,6 +221,30 @@ class McpStdioTransport:
                 ) from error
             raise ProtocolViolation(f"MCP error {error.code}: {error}") from error
         return _translate(result)
+
+
+def _finish(connection: _Connection, timeout: float) -> None:
+    """Wait for a server's host task to end (its client closed, its process gone)."""
+    # A dead server's teardown may complain; the process is gone either way.
+    with contextlib.suppress(BaseException):
+        connection.host.result(timeout=max(timeout, 5.0))
+
+
+def _declared_specs(tools: list[Any]) -> dict[str, Json]:
+    """Per spec, the version and features its tools declare (in `_meta`), or the assumed version and none."""
+    specs: dict[str, Json] = {}
+    for tool in tools:
+        if tool.name not in TOOL_SPECS:
+            continue
+        spec, version = TOOL_SPECS[tool.name]
+        entry = specs.setdefault(spec, {"version": version, "features": []})
+        meta = tool.meta or {}
+        if isinstance(meta.get("ctxconform/version"), str):
+            entry["version"] = meta["ctxconform/version"]
+        features = meta.get("ctxconform/features")
+        if isinstance(features, list):
+            entry["features"] = sorted({*entry["features"], *(f for f in features if isinstance(f, str))})
+    return specs
 
 
 def _translate(result: CallToolResult) -> Json:

@@ -19,7 +19,7 @@ from ctxconform.conformance.exceptions import (
     ProtocolViolation,
 )
 
-__all__ = ["MAX_LINE_BYTES", "StdioTransport"]
+__all__ = ["MAX_LINE_BYTES", "StdioTransport", "terminate_group"]
 
 MAX_LINE_BYTES: Final = 64 * 1024 * 1024
 _STDERR_TAIL: Final = 64 * 1024
@@ -93,12 +93,7 @@ class StdioTransport:
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(process, signal.SIGTERM)
-            try:
-                process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _kill_group(process, signal.SIGKILL)
-                process.wait()
+            terminate_group(process, timeout)
         _kill_group(process, signal.SIGKILL)  # anything the child left running in its group
 
     def stderr_tail(self) -> str:
@@ -145,6 +140,17 @@ class StdioTransport:
             size += len(chunk)
             while size > _STDERR_TAIL and len(self._stderr) > 1:
                 size -= len(self._stderr.popleft())
+
+
+def terminate_group(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """SIGTERM a child's process group, SIGKILL it if the child lingers past `timeout`, and kill what it left behind."""
+    _kill_group(process, signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process, signal.SIGKILL)
+        process.wait()
+    _kill_group(process, signal.SIGKILL)
 
 
 def _kill_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:

@@ -12,6 +12,7 @@ import sys
 from typing import TextIO
 
 from ctxconform.reference._implementation import Reference
+from ctxconform.reference._logging import log_to_stderr
 
 __all__ = ["main", "serve"]
 
@@ -40,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ctxconform.reference.stdio", description=__doc__)
     parser.add_argument("--store", help="store URL for shared-context (default: SQLite in the harness's state_dir)")
     options = parser.parse_args(argv)
+    log_to_stderr()
     serve(Reference(store_url=options.store), sys.stdin, sys.stdout)
     return 0
 

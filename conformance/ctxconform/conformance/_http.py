@@ -1,0 +1,312 @@
+"""The http transports: shared-context served over HTTP, by a child the harness starts or by a running service.
+
+Protocol messages are translated: `start` is ``GET /`` (its body is the `started` content), a call is
+``POST /{op}`` (lifecycle operations) or ``POST /sessions/{session_id}/{op}`` with the arguments as the body and
+``Authorization: Bearer <token>`` naming the context's participant, and the reply body (`result`, `error` or
+`errored`) becomes the protocol reply. A token is ``base64url(participant) + "." + hex HMAC-SHA256(secret,
+participant)``. `http+serve:COMMAND` starts the command with a fresh secret in CTXCONFORM_TOKEN_SECRET and reads
+``listening on http://HOST:PORT`` from its stdout; stop ends it, restart starts it again on the same state_dir.
+`http://HOST:PORT` talks to a service already running: tokens are signed with the harness's own
+CTXCONFORM_TOKEN_SECRET or read from the JSON file CTXCONFORM_TOKENS names (``{participant: token}``), and
+restart only reconnects, so durability tests check the service's persistence, not a process restart.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import http.client
+import json
+import os
+import queue
+import re
+import secrets
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any, Final
+from urllib.parse import quote
+
+from ctxconform.conformance._stdio import terminate_group
+from ctxconform.conformance.exceptions import (
+    ImplementationCrashed,
+    ImplementationTimeout,
+    ImplementationUnavailable,
+    ProtocolViolation,
+    TransportFailure,
+)
+
+__all__ = ["HttpServeTransport", "HttpTransport", "mint_token"]
+
+Json = dict[str, Any]
+TokenFor = Callable[[str], str | None]
+
+SPEC: Final = "shared-context"
+LIFECYCLE_OPS: Final = frozenset({"create_session", "archive_session", "delete_session"})
+_LISTENING: Final = re.compile(r"listening on http://(?P<host>[^\s:/]+|\[[^\]]+\]):(?P<port>\d+)\s*$")
+_STDERR_TAIL: Final = 64 * 1024
+# Errors of a connection the server may have closed while it sat idle: worth one retry on a fresh connection.
+_STALE: Final = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
+
+
+def mint_token(secret: str, participant: str) -> str:
+    """Return the signed token naming `participant` under `secret`."""
+    name = base64.urlsafe_b64encode(participant.encode()).rstrip(b"=").decode()
+    return f"{name}.{hmac.new(secret.encode(), participant.encode(), hashlib.sha256).hexdigest()}"
+
+
+def signed_tokens(secret: str) -> TokenFor:
+    """Mint a token for any participant with `secret`."""
+    return lambda participant: mint_token(secret, participant)
+
+
+def environment_tokens() -> TokenFor:
+    """Tokens from the harness's environment: CTXCONFORM_TOKEN_SECRET, else the file CTXCONFORM_TOKENS names."""
+    secret = os.environ.get("CTXCONFORM_TOKEN_SECRET")
+    if secret:
+        return signed_tokens(secret)
+    path = os.environ.get("CTXCONFORM_TOKENS")
+    if not path:
+        raise ImplementationUnavailable("http", "set CTXCONFORM_TOKEN_SECRET or CTXCONFORM_TOKENS to name the participants")
+    try:
+        tokens = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ImplementationUnavailable("http", f"cannot read the tokens file {path!r} ({error})") from error
+    if not isinstance(tokens, dict):
+        raise ImplementationUnavailable("http", f"{path}: write a JSON object {{participant: token}}")
+    return lambda participant: t if isinstance(t := tokens.get(participant), str) else None
+
+
+class _Connection:
+    """One persistent HTTP connection to host:port, opened again after a failure."""
+
+    def __init__(self, host: str, port: int, describe: Callable[[], str] = lambda: "") -> None:
+        self.host, self.port = host, port
+        self._describe = describe
+        self._connection: http.client.HTTPConnection | None = None
+        self._reused = False
+
+    def request(self, method: str, path: str, body: bytes | None, headers: dict[str, str], timeout: float) -> tuple[int, bytes]:
+        """Send one request and return the status and body; raise a TransportFailure."""
+        reused = self._reused
+        try:
+            return self._once(method, path, body, headers, timeout)
+        except _STALE as error:
+            if not reused:
+                raise self._failure(error) from error
+        try:
+            return self._once(method, path, body, headers, timeout)
+        except _STALE as error:
+            raise self._failure(error) from error
+
+    def close(self) -> None:
+        """Close the connection (a later request opens a new one)."""
+        if self._connection is not None:
+            self._connection.close()
+        self._connection, self._reused = None, False
+
+    def _once(self, method: str, path: str, body: bytes | None, headers: dict[str, str], timeout: float) -> tuple[int, bytes]:
+        if self._connection is None:
+            self._connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        connection = self._connection
+        connection.timeout = timeout
+        if connection.sock is not None:
+            connection.sock.settimeout(timeout)
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            data = response.read()
+        except _STALE:
+            self.close()
+            raise
+        except (OSError, http.client.HTTPException) as error:
+            self.close()
+            raise self._failure(error) from error
+        self._reused = not response.will_close
+        if response.will_close:
+            self.close()
+        return response.status, data
+
+    def _failure(self, error: BaseException) -> TransportFailure:
+        where = f"http://{self.host}:{self.port}"
+        if isinstance(error, TimeoutError):
+            return ImplementationTimeout(f"no answer from {where} in time", detail=self._describe())
+        if isinstance(error, http.client.HTTPException) and not isinstance(error, http.client.RemoteDisconnected):
+            return ProtocolViolation(f"not an HTTP answer from {where}: {type(error).__name__}: {error}")
+        return ImplementationCrashed(f"{where}: {type(error).__name__}: {error}", detail=self._describe())
+
+
+class HttpTransport:
+    """Talks to a shared-context service already running at host:port; restart only reconnects."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self._connection = _Connection(host, port, self.detail)
+        self._tokens: TokenFor = lambda _participant: None
+
+    def open(self) -> None:
+        """Find the tokens in the environment; the service is already running."""
+        self._tokens = environment_tokens()
+
+    def exchange(self, message: Json, timeout: float) -> object:
+        """Translate one protocol message into HTTP and the answer back."""
+        if message["type"] == "start":
+            return self._start(message, timeout)
+        if message["type"] == "stop":
+            self.close(timeout)
+            return {"type": "stopped"}
+        return {"type": "reply", "seq": message["seq"], **self._call(message, timeout)}
+
+    def close(self, timeout: float) -> None:  # noqa: ARG002 - nothing to wait for
+        """Close the connection; the service keeps running."""
+        self._connection.close()
+
+    def detail(self) -> str:
+        """What the implementation wrote that may explain a failure (nothing for a remote service)."""
+        return ""
+
+    def _start(self, message: Json, timeout: float) -> Json:  # noqa: ARG002 - a running service knows its state
+        status, body = self._connection.request("GET", "/", None, {"Accept": "application/json"}, timeout)
+        info = _decode(status, body)
+        if status != 200 or not {"implementation", "specs"} <= info.keys():  # noqa: PLR2004
+            raise ProtocolViolation(f"GET / answered {status} without implementation and specs: {body[:200]!r}")
+        return {"type": "started", "implementation": info["implementation"], "specs": info["specs"]}
+
+    def _call(self, message: Json, timeout: float) -> Json:
+        op, context = message["op"], message.get("context") or {}
+        if message["spec"] != SPEC:
+            return {"error": {"code": "UNKNOWN_OP", "message": f"only {SPEC} is served over http"}}
+        path = f"/{quote(op, safe='')}" if op in LIFECYCLE_OPS else _session_path(context.get("session_id"), op)
+        participant = context.get("participant", "system" if op in LIFECYCLE_OPS else None)
+        token = self._tokens(participant) if isinstance(participant, str) else None
+        headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {token}"} if token else {})
+        body = _encode(message["args"])
+        status, data = self._connection.request("POST", path, body, headers, timeout)
+        return _reply(status, data)
+
+
+def _encode(args: object) -> bytes:
+    """UTF-8 JSON (a third of the size of ASCII escapes for most text); escapes only when a lone surrogate needs them."""
+    try:
+        return json.dumps(args, separators=(",", ":"), ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return json.dumps(args, separators=(",", ":")).encode()
+
+
+def _session_path(session_id: object, op: str) -> str:
+    # A lone surrogate cannot be UTF-8: its bytes go as they are, and the server refuses them.
+    sid = session_id if isinstance(session_id, str) else ""
+    return f"/sessions/{quote(sid.encode('utf-8', 'surrogatepass'), safe='')}/{quote(op, safe='')}"
+
+
+def _decode(status: int, body: bytes) -> Json:
+    try:
+        decoded = json.loads(body)
+    except (ValueError, RecursionError) as error:
+        raise ProtocolViolation(f"HTTP {status} with a body that is not JSON: {body[:200]!r}") from error
+    if not isinstance(decoded, dict):
+        raise ProtocolViolation(f"HTTP {status} with a body that is not a JSON object: {body[:200]!r}")
+    return decoded
+
+
+def _reply(status: int, body: bytes) -> Json:
+    decoded = _decode(status, body)
+    kinds = [kind for kind in ("result", "error", "errored") if kind in decoded]
+    if len(kinds) != 1:
+        raise ProtocolViolation(f"HTTP {status}: the body needs exactly one of result, error, errored: {body[:200]!r}")
+    return {kinds[0]: decoded[kinds[0]]}
+
+
+class HttpServeTransport(HttpTransport):
+    """Starts a command serving shared-context over HTTP, then talks to it; restart starts it again."""
+
+    def __init__(self, command: list[str]) -> None:
+        super().__init__("127.0.0.1", 0)
+        self.command = command
+        self._secret = secrets.token_hex(32)
+        self._tokens = signed_tokens(self._secret)
+        self._process: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[bytes] = queue.Queue()
+        self._stderr: deque[bytes] = deque()
+
+    def open(self) -> None:
+        """Nothing to do until `start` says where the state is."""
+
+    def close(self, timeout: float) -> None:
+        """Close the connection, then SIGTERM the child's process group, and kill it if it lingers."""
+        super().close(timeout)
+        process, self._process = self._process, None
+        if process is None:
+            return
+        terminate_group(process, timeout)
+
+    def detail(self) -> str:
+        """The last part of what the child wrote on stderr, and its exit code when it has exited."""
+        process = self._process
+        code = None if process is None else process.poll()
+        tail = b"".join(self._stderr).decode("utf-8", "replace")[-_STDERR_TAIL:]
+        return tail if code is None else f"the implementation exited with code {code}\n{tail}"
+
+    def _start(self, message: Json, timeout: float) -> Json:
+        env = _environment(message)
+        fields = {key.removeprefix("CTXCONFORM_").lower(): value for key, value in env.items()}
+        self._spawn(
+            [part.format(**fields) for part in self.command], {**os.environ, **env, "CTXCONFORM_TOKEN_SECRET": self._secret}
+        )
+        host, port = self._await_listening(timeout)
+        self._connection = _Connection(host, port, self.detail)
+        return super()._start(message, timeout)
+
+    def _spawn(self, command: list[str], env: dict[str, str]) -> None:
+        try:
+            self._process = subprocess.Popen(  # noqa: S603 - the user names the command on purpose
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
+            )
+        except OSError as error:
+            raise ImplementationUnavailable(" ".join(command), f"{error.strerror or error}; check the command") from error
+        self._lines, self._stderr = queue.Queue(), deque()
+        assert self._process.stdout is not None
+        assert self._process.stderr is not None
+        threading.Thread(target=_read_lines, args=(self._process.stdout, self._lines), daemon=True).start()
+        threading.Thread(target=_read_tail, args=(self._process.stderr, self._stderr), daemon=True).start()
+
+    def _await_listening(self, timeout: float) -> tuple[str, int]:
+        """Wait for the child's `listening on http://HOST:PORT` line; other lines before it are skipped."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if not line:
+                raise ImplementationCrashed("the implementation exited before it was listening", detail=self.detail())
+            found = _LISTENING.match(line.decode("utf-8", "replace").strip())
+            if found:
+                return found["host"].strip("[]"), int(found["port"])
+        raise ImplementationTimeout(f"no 'listening on http://HOST:PORT' line within {timeout:g} s", detail=self.detail())
+
+
+def _environment(message: Json) -> dict[str, str]:
+    env = {"CTXCONFORM_STATE_DIR": str(message["state_dir"])}
+    for options in (message.get("options") or {}).values():
+        env.update({f"CTXCONFORM_{key.upper()}": str(value) for key, value in options.items()})
+    return env
+
+
+def _read_lines(stream: IO[bytes], lines: queue.Queue[bytes]) -> None:
+    # Keeps draining after the listening line, so a chatty child never blocks on a full pipe.
+    for line in iter(lambda: stream.readline(64 * 1024), b""):
+        lines.put(line)
+    lines.put(b"")
+
+
+def _read_tail(stream: IO[bytes], tail: deque[bytes]) -> None:
+    size = 0
+    for chunk in iter(lambda: stream.read1(4096), b""):  # type: ignore[attr-defined]
+        tail.append(chunk)
+        size += len(chunk)
+        while size > _STDERR_TAIL and len(tail) > 1:
+            size -= len(tail.popleft())
