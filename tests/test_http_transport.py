@@ -58,7 +58,7 @@ class Server:
             connection.close()
 
 
-def start_server(tmp_path: Path, *extra: str, stderr: Any = None) -> Server:
+def start_server(tmp_path: Path, *extra: str, stderr: Any = subprocess.DEVNULL) -> Server:
     """Start the reference HTTP server on a free port, its store in tmp_path, and wait for its listening line."""
     command = [sys.executable, "-m", "ctxconform.reference.http", "--store", f"sqlite:///{tmp_path}/x.db", "--port", "0"]
     env = {**os.environ, "CTXCONFORM_TOKEN_SECRET": SECRET}

@@ -15,3 +15,4 @@ def log_to_stderr() -> None:
     logger = logging.getLogger("ctxconform.reference")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+    logger.propagate = False  # a server framework's root handler would print every line twice

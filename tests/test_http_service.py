@@ -1,0 +1,99 @@
+"""The reference's HTTP service under load and faults: concurrent writers, kill -9 during writes, a dead Redis."""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import statistics
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from http_load import Target, acknowledged_writes, timed_writes
+from redis_server import RedisServer, redis_server, start_redis
+from test_http_transport import SECRET, new_session, start_server, stop_server
+
+__all__ = ["redis_server"]  # the fixture, imported so pytest finds it here
+
+STORES = ("sqlite", "redis")
+
+
+@pytest.fixture(params=STORES)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A store URL: SQLite in tmp_path, or a database of the module's redis-server."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/service.db"
+        return
+    server: RedisServer = request.getfixturevalue("redis_server")
+    yield server.url
+
+
+def test_eight_clients_writing_one_key_lose_no_increment(store_url: str, tmp_path: Path) -> None:
+    """8 processes x 500 writes to one key through the server end at version 4000; prints throughput and latency."""
+    server = start_server(tmp_path, "--store", store_url)
+    try:
+        path = new_session(server, f"counter-{time.monotonic_ns()}")
+        jobs = [(Target(server.host, server.port, SECRET, path), "counter", 500, f"subagent:w{n}") for n in range(8)]
+        started = time.perf_counter()
+        with multiprocessing.get_context("spawn").Pool(8) as pool:
+            latencies = [s for run in pool.starmap_async(timed_writes, jobs).get(timeout=300) for s in run]
+        elapsed = time.perf_counter() - started
+        status, read = server.request("POST", path, {"action": "read", "key": "counter"}, "orchestrator")
+    finally:
+        stop_server(server)
+    assert (status, read["result"]["version"], len(latencies)) == (200, 4000, 4000)
+    cuts = statistics.quantiles(latencies, n=100)
+    store, p50, p99 = store_url.split(":", maxsplit=1)[0], cuts[49] * 1000, cuts[98] * 1000
+    print(f"\nHTTP {store}: {4000 / elapsed:.0f} writes/s, p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+
+
+def test_every_acknowledged_write_survives_kill_9_of_the_server(store_url: str, tmp_path: Path) -> None:
+    """A server killed with SIGKILL mid-load and started again on the same store still has every write it acknowledged."""
+    server = start_server(tmp_path, "--store", store_url)
+    path = new_session(server, f"durable-{time.monotonic_ns()}")
+    log = tmp_path / "acks.txt"
+    writer = multiprocessing.get_context("spawn").Process(
+        target=acknowledged_writes, args=(Target(server.host, server.port, SECRET, path), log, 20.0)
+    )
+    writer.start()
+    _wait_for_acks(log, 50)
+    server.process.send_signal(signal.SIGKILL)
+    server.process.wait(timeout=10)
+    writer.join(timeout=30)
+    again = start_server(tmp_path, "--store", store_url)
+    try:
+        acks = [line.split() for line in log.read_text(encoding="utf-8").splitlines()]
+        assert len(acks) >= 50
+        for key, version in acks:
+            status, read = again.request("POST", path, {"action": "read", "key": key}, "orchestrator")
+            assert (status, read["result"]["version"]) == (200, int(version)), key
+    finally:
+        stop_server(again)
+
+
+def test_a_dead_redis_is_a_503_error_reply_not_a_hang(tmp_path: Path) -> None:
+    """With its Redis killed, the server answers 503 with an error naming the store, within a few seconds."""
+    redis = start_redis(tmp_path / "redis")
+    server = start_server(tmp_path, "--store", redis.url)
+    try:
+        path = new_session(server, "orphaned")
+        redis.kill()
+        started = time.monotonic()
+        status, reply = server.request("POST", path, {"action": "read", "key": "k"}, "orchestrator")
+        elapsed = time.monotonic() - started
+    finally:
+        stop_server(server)
+    assert status == 503, reply
+    assert "redis" in reply["errored"]["message"].lower()
+    assert elapsed < 5
+
+
+def _wait_for_acks(log: Path, count: int) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if log.exists() and len(log.read_text(encoding="utf-8").splitlines()) >= count:
+            return
+        time.sleep(0.05)
+    pytest.fail(f"the writer got fewer than {count} acknowledgements in 20 s")
