@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,10 +25,13 @@ class Cli:
     def __init__(self, cwd: Path) -> None:
         self.cwd = cwd
 
-    def __call__(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-        """Run `ctxconform ARGS` and return the finished process."""
+    def __call__(self, *args: str, timeout: float = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """Run `ctxconform ARGS` (with `env` added to the environment) and return the finished process."""
         command = [sys.executable, "-c", "from ctxconform.conformance._cli import main; raise SystemExit(main())", *args]
-        return subprocess.run(command, capture_output=True, text=True, cwd=self.cwd, timeout=timeout, check=False)
+        environment = {**os.environ, **(env or {})}
+        return subprocess.run(
+            command, capture_output=True, text=True, cwd=self.cwd, timeout=timeout, check=False, env=environment
+        )
 
 
 def load_report(folder: Path) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -160,7 +161,7 @@ class Reference:
 
     def _start(self, state_dir: Path, options: Json) -> Json:
         self.close()
-        url = self.store_url or f"sqlite:///{state_dir / 'shared-context.sqlite3'}"
+        url = self.store_url or os.environ.get("CTXCONFORM_STORE") or f"sqlite:///{state_dir / 'shared-context.sqlite3'}"
         self.handlers["shared-context"] = SharedContextHandler(self.shared_context(open_store(url)))
         self.handlers["context-assembly"] = self.context_assembly()
         self.handlers["context-snapshot"] = self.context_snapshot(state_dir, options.get("context-snapshot") or {})
