@@ -60,14 +60,15 @@ def test_uncovered_requirements_are_the_testable_musts_no_killed_mutant_breaks()
 
 
 def test_a_sample_of_mutants_is_killed_and_reported(cli: Cli, tmp_path: Path) -> None:
-    """Two mutants per spec, drawn with a random seed, are all killed; mutants.json validates and counts them."""
-    done = cli("mutants", "--sample", "2", "--jobs", "2", "--report-dir", str(tmp_path), timeout=900)
+    """One mutant per spec, drawn with a random seed, is killed; mutants.json validates and counts them."""
+    # One per spec and one job: the tests already run in parallel workers, and `nox -s mutants` runs them all.
+    done = cli("mutants", "--sample", "1", "--jobs", "1", "--report-dir", str(tmp_path), timeout=900)
     report = json.loads((tmp_path / "mutants.json").read_text(encoding="utf-8"))
     assert done.returncode == 0, f"seed {report['seed']}: replay with --seed\n{done.stdout}{done.stderr}"
     assert schema_errors("report/mutants.schema.json", report) == []
     assert report["complete"] is False
     assert report["kill_rate"] == 1.0
-    assert {spec: t["mutants"] for spec, t in report["per_spec"].items()} == dict.fromkeys(SPECS, 2)
+    assert {spec: t["mutants"] for spec, t in report["per_spec"].items()} == dict.fromkeys(SPECS, 1)
     assert all(o["killed_by"] and set(o["killed_by"]) <= set(o["breaks"]) for o in report["mutants"])
     assert all(mutant_named(o["name"]).spec == o["spec"] for o in report["mutants"])
 
