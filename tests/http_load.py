@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,3 +59,19 @@ def acknowledged_writes(target: Target, log: Path, deadline_s: float) -> None:
                 return  # the server was killed: what was acknowledged is in the log
             acks.write(f"k{n} {reply['result']['version']}\n")
             acks.flush()
+
+
+def filling_writes(target: Target, seed: int, count: int) -> int:
+    """Write large values to a few shared keys as participant `w<seed>`; return how many were refused with STORE_FULL."""
+    connection, headers = target.connect(f"subagent:w{seed}", 30)
+    draw, refused = random.Random(seed), 0  # noqa: S311 - reproducible test data
+    for _ in range(count):
+        body = json.dumps({"action": "write", "key": f"k{draw.randrange(24)}", "value": "z" * draw.randrange(1600, 4000)})
+        connection.request("POST", target.path, body=body, headers=headers)
+        response = connection.getresponse()
+        reply = json.loads(response.read())
+        if response.status != 200:
+            assert reply["error"]["code"] == "STORE_FULL", reply
+            refused += 1
+    connection.close()
+    return refused

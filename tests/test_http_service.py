@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from http_load import Target, acknowledged_writes, timed_writes
+from ctxconform.reference.shared_context import MAX_STORE_TOKENS
+from http_load import Target, acknowledged_writes, filling_writes, timed_writes
 from redis_server import RedisServer, redis_server, start_redis
 from test_http_transport import SECRET, new_session, start_server, stop_server
 
@@ -47,6 +48,22 @@ def test_eight_clients_writing_one_key_lose_no_increment(store_url: str, tmp_pat
     cuts = statistics.quantiles(latencies, n=100)
     store, p50, p99 = store_url.split(":", maxsplit=1)[0], cuts[49] * 1000, cuts[98] * 1000
     print(f"\nHTTP {store}: {4000 / elapsed:.0f} writes/s, p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+
+
+def test_concurrent_writes_to_different_keys_never_exceed_the_store_limit(store_url: str, tmp_path: Path) -> None:
+    """6 processes filling 24 keys with large values through the server: STORE_FULL refusals, and the total stays in bounds."""
+    server = start_server(tmp_path, "--store", store_url)
+    try:
+        path = new_session(server, f"full-{time.monotonic_ns()}")
+        target = Target(server.host, server.port, SECRET, path)
+        with multiprocessing.get_context("spawn").Pool(6) as pool:
+            refused = sum(pool.starmap_async(filling_writes, [(target, seed, 60) for seed in range(6)]).get(timeout=300))
+        status, listing = server.request("POST", path, {"action": "list_keys"}, "orchestrator")
+    finally:
+        stop_server(server)
+    assert status == 200
+    assert refused > 0
+    assert sum(entry["value_size_tokens"] for entry in listing["result"]["keys"]) <= MAX_STORE_TOKENS
 
 
 def test_every_acknowledged_write_survives_kill_9_of_the_server(store_url: str, tmp_path: Path) -> None:
