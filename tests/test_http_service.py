@@ -6,7 +6,6 @@ import multiprocessing
 import signal
 import statistics
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,13 +21,12 @@ STORES = ("sqlite", "redis")
 
 
 @pytest.fixture(params=STORES)
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A store URL: SQLite in tmp_path, or a database of the module's redis-server."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path}/service.db"
-        return
+        return f"sqlite:///{tmp_path}/service.db"
     server: RedisServer = request.getfixturevalue("redis_server")
-    yield server.url
+    return server.url
 
 
 def test_eight_clients_writing_one_key_lose_no_increment(store_url: str, tmp_path: Path) -> None:

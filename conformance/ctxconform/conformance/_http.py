@@ -32,6 +32,7 @@ from typing import IO, Any, Final
 from urllib.parse import quote
 
 from ctxconform.conformance._stdio import terminate_group
+from ctxconform.conformance._transport import command_for, start_environment
 from ctxconform.conformance.exceptions import (
     ImplementationCrashed,
     ImplementationTimeout,
@@ -251,11 +252,8 @@ class HttpServeTransport(HttpTransport):
         return tail if code is None else f"the implementation exited with code {code}\n{tail}"
 
     def _start(self, message: Json, timeout: float) -> Json:
-        env = _environment(message)
-        fields = {key.removeprefix("CTXCONFORM_").lower(): value for key, value in env.items()}
-        self._spawn(
-            [part.format(**fields) for part in self.command], {**os.environ, **env, "CTXCONFORM_TOKEN_SECRET": self._secret}
-        )
+        env = start_environment(message)
+        self._spawn(command_for(self.command, env), {**os.environ, **env, "CTXCONFORM_TOKEN_SECRET": self._secret})
         host, port = self._await_listening(timeout)
         self._connection = _Connection(host, port, self.detail)
         return super()._start(message, timeout)
@@ -287,13 +285,6 @@ class HttpServeTransport(HttpTransport):
             if found:
                 return found["host"].strip("[]"), int(found["port"])
         raise ImplementationTimeout(f"no 'listening on http://HOST:PORT' line within {timeout:g} s", detail=self.detail())
-
-
-def _environment(message: Json) -> dict[str, str]:
-    env = {"CTXCONFORM_STATE_DIR": str(message["state_dir"])}
-    for options in (message.get("options") or {}).values():
-        env.update({f"CTXCONFORM_{key.upper()}": str(value) for key, value in options.items()})
-    return env
 
 
 def _read_lines(stream: IO[bytes], lines: queue.Queue[bytes]) -> None:

@@ -27,6 +27,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, MCPError, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
+from ctxconform.conformance._implementation import START_TIMEOUT
+from ctxconform.conformance._transport import command_for, start_environment
 from ctxconform.conformance.exceptions import (
     ImplementationCrashed,
     ImplementationErrored,
@@ -113,7 +115,7 @@ class McpStdioTransport:
         return self._errlog.read()[-4000:]
 
     def _start(self, message: Json, timeout: float) -> Json:
-        self._env = _environment(message)
+        self._env = start_environment(message)
         self._portal_cm = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
         try:
@@ -138,15 +140,14 @@ class McpStdioTransport:
         """Start one server (as `participant`, when given) and wait until its client is ready."""
         assert self._portal is not None
         env = {**self._env, **({"CTXCONFORM_PARTICIPANT": participant} if participant is not None else {})}
-        fields = {key.removeprefix("CTXCONFORM_").lower(): value for key, value in env.items()}
-        command = [part.format_map({"participant": "", **fields}) for part in self.command]
+        command = command_for(self.command, env, participant="")
         inherited = {key: value for key, value in os.environ.items() if key != "CTXCONFORM_PARTICIPANT"}
         params = StdioServerParameters(command=command[0], args=command[1:], env={**inherited, **env})
         stop = self._portal.call(anyio.Event)
         ready: cf.Future[Client] = cf.Future()
         host = self._portal.start_task_soon(self._run_host, params, ready, stop)
         try:
-            return _Connection(ready.result(timeout=max(timeout, 30.0)), stop, host)
+            return _Connection(ready.result(timeout=max(timeout, START_TIMEOUT)), stop, host)
         except BaseException:
             self._portal.call(stop.set)
             raise
@@ -263,13 +264,6 @@ def _translate(result: CallToolResult) -> Json:
     if content is None:
         raise ProtocolViolation("the tool returned no structured content")
     return {"result": content}
-
-
-def _environment(message: Json) -> dict[str, str]:
-    env = {"CTXCONFORM_STATE_DIR": str(message["state_dir"])}
-    for options in (message.get("options") or {}).values():
-        env.update({f"CTXCONFORM_{key.upper()}": str(value) for key, value in options.items()})
-    return env
 
 
 def _reason(error: BaseException) -> str:

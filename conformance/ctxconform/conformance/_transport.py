@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-__all__ = ["Transport"]
+__all__ = ["Transport", "command_for", "start_environment"]
 
 
 class Transport(Protocol):
@@ -18,3 +19,17 @@ class Transport(Protocol):
 
     def close(self, timeout: float) -> None:
         """Stop the implementation and release everything; never raises, never leaves a process behind."""
+
+
+def start_environment(message: Mapping[str, Any]) -> dict[str, str]:
+    """The CTXCONFORM_* variables a child server learns the start message from: the state dir and every option."""
+    env = {"CTXCONFORM_STATE_DIR": str(message["state_dir"])}
+    for options in (message.get("options") or {}).values():
+        env.update({f"CTXCONFORM_{key.upper()}": str(value) for key, value in options.items()})
+    return env
+
+
+def command_for(command: Sequence[str], env: Mapping[str, str], **defaults: str) -> list[str]:
+    """The command with its `{placeholders}` filled from the CTXCONFORM_* variables (`{state_dir}`, ...)."""
+    fields = {**defaults, **{key.removeprefix("CTXCONFORM_").lower(): value for key, value in env.items()}}
+    return [part.format_map(fields) for part in command]
