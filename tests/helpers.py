@@ -6,8 +6,11 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ctxconform.conformance import Report, load_registry
 from ctxconform.conformance._report import implementation_report
@@ -80,3 +83,23 @@ def build(lines: list[dict[str, Any]]) -> Report:
         conformant=implementation.status == "conformant",
         implementations=[implementation],
     )
+
+
+def stop_process(process: subprocess.Popen[Any]) -> None:
+    """SIGTERM a child and wait for it; SIGKILL it if it lingers past 5 seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def wait_for_lines(path: Path, count: int, seconds: float = 20) -> None:
+    """Wait until the file at `path` has `count` lines; fail the test if that takes longer than `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists() and len(path.read_text(encoding="utf-8").splitlines()) >= count:
+            return
+        time.sleep(0.05)
+    pytest.fail(f"{path.name} got fewer than {count} lines in {seconds:g} s")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ctxconform.reference.shared_context import MAX_STORE_TOKENS
+from helpers import wait_for_lines
 from http_load import Target, acknowledged_writes, filling_writes, timed_writes
 from redis_server import RedisServer, redis_server, start_redis
 from test_http_transport import SECRET, new_session, start_server, stop_server
@@ -73,7 +74,7 @@ def test_every_acknowledged_write_survives_kill_9_of_the_server(store_url: str, 
         target=acknowledged_writes, args=(Target(server.host, server.port, SECRET, path), log, 20.0)
     )
     writer.start()
-    _wait_for_acks(log, 50)
+    wait_for_lines(log, 50)
     server.process.send_signal(signal.SIGKILL)
     server.process.wait(timeout=10)
     writer.join(timeout=30)
@@ -103,12 +104,3 @@ def test_a_dead_redis_is_a_503_error_reply_not_a_hang(tmp_path: Path) -> None:
     assert status == 503, reply
     assert "redis" in reply["errored"]["message"].lower()
     assert elapsed < 5
-
-
-def _wait_for_acks(log: Path, count: int) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if log.exists() and len(log.read_text(encoding="utf-8").splitlines()) >= count:
-            return
-        time.sleep(0.05)
-    pytest.fail(f"the writer got fewer than {count} acknowledgements in 20 s")

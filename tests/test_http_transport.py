@@ -29,7 +29,7 @@ from ctxconform.conformance.exceptions import (
     ImplementationUnavailable,
     ProtocolViolation,
 )
-from helpers import Cli, load_report
+from helpers import Cli, load_report, stop_process
 
 SECRET = "test-secret"  # noqa: S105 - a test secret, shared with the child on purpose
 SERVE = f"{sys.executable} -m ctxconform.reference.http --store sqlite:///{{state_dir}}/shared-context.sqlite3 --port 0"
@@ -72,12 +72,7 @@ def start_server(tmp_path: Path, *extra: str, stderr: Any = subprocess.DEVNULL) 
 
 def stop_server(server: Server) -> None:
     """End the child, by force if it lingers."""
-    server.process.terminate()
-    try:
-        server.process.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.wait()
+    stop_process(server.process)
 
 
 @pytest.fixture(scope="module")
@@ -281,7 +276,7 @@ def test_a_call_for_another_spec_is_unknown_op(served: Implementation) -> None:
 
 def test_a_server_that_dies_gives_crash(served: Implementation) -> None:
     """When the child is killed, the next call fails with CRASH."""
-    os.killpg(served._transport._process.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+    os.killpg(served._transport._child._process.pid, signal.SIGKILL)  # type: ignore[attr-defined]
     time.sleep(0.2)
     with pytest.raises(ImplementationCrashed):
         served.call("shared-context", "create_session", {"session_id": "s"}, {"participant": "system"})

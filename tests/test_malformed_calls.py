@@ -25,6 +25,7 @@ from ctxconform.conformance._specs import start_options
 Json = dict[str, Any]
 STDIO = f"stdio:{sys.executable} -m ctxconform.reference.stdio"
 MCP = f"mcp+stdio:{sys.executable} -m ctxconform.reference.mcp"
+MCP_HTTP = f"mcp+http+serve:{sys.executable} -m ctxconform.reference.mcp --http"
 SCOPE = {"session_id": "seeded", "participant": "orchestrator"}
 
 
@@ -139,7 +140,8 @@ SEEDS: dict[str, Callable[[Implementation], Callable[[], object]]] = {
     "read-context": seed_read_context,
     "context-assembly": lambda _implementation: lambda: "assemble holds nothing between calls",
 }
-CASES = [(spec, adapter) for spec in SEEDS for adapter in ("reference", STDIO)] + [("read-context", MCP)]
+CASES = [(spec, adapter) for spec in SEEDS for adapter in ("reference", STDIO)]
+CASES += [("read-context", MCP), ("shared-context", MCP_HTTP)]
 
 
 @pytest.fixture(scope="module", params=CASES, ids=[f"{spec}-{adapter.split(':')[0]}" for spec, adapter in CASES])

@@ -26,7 +26,7 @@ PUBLIC = {
         "GAP_DEFAULTS", "NOTES_HEAD_LINES", "NOTES_TAIL_LINES", "NOTES_TRUNCATION_THRESHOLD", "RECENT", "SPEC_VERSION",
         "LineCounter", "ReadContext", "parse_brief", "summarize_notes",
     ],
-    "ctxconform.reference.mcp": ["SESSION_META", "SharedContextConnection", "build_server", "main"],
+    "ctxconform.reference.mcp": ["MAX_BODY_BYTES", "SESSION_META", "SharedContextConnection", "build_server", "main"],
     "ctxconform.reference.context_assembly": [
         "DEFAULT_MINIMUM_RECENT", "DEFAULT_MODEL_LIMIT", "DEFAULT_STRATEGY", "DEFAULT_TOKEN_BUFFER", "MARKER",
         "SPEC_VERSION", "assemble", "estimate",
@@ -38,6 +38,7 @@ PUBLIC = {
         "SnapshotStore", "blob_id",
     ],
     "ctxconform.reference.stdio": ["main", "serve"],
+    "ctxconform.reference.http": ["MAX_BODY_BYTES", "HttpError", "Tokens", "build_server", "main", "mint_token"],
     "ctxconform.reference.content_provider": [
         "CLASSIFICATIONS", "SPEC_VERSION", "TOOL_CALL_MANIFEST", "CompletionTrace", "ComposedRequest", "ContentProvider",
         "ContentProviderHandler", "ContentProviders", "Execution", "MemoryProviderStore", "ProviderStore", "Register",

@@ -1,4 +1,4 @@
-"""The whole shared-context suite against the reference on its Redis store: in-process, over stdio and over HTTP."""
+"""The whole shared-context suite against the reference on its Redis store: in-process and over HTTP (MCP: test_mcp_http)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ SERVER = f"{sys.executable} -m ctxconform.reference"
 
 @pytest.mark.parametrize(
     ("adapter", "database"),
-    [("reference", 1), (f"stdio:{SERVER}.stdio --store {{url}}", 2), (f"http+serve:{SERVER}.http --store {{url}} --port 0", 3)],
-    ids=["in-process", "stdio", "http"],
+    [("reference", 1), (f"http+serve:{SERVER}.http --store {{url}} --port 0", 3)],
+    ids=["in-process", "http"],
 )
 def test_the_suite_passes_against_the_reference_on_redis(
     adapter: str, database: int, redis_server: RedisServer, tmp_path: Path

@@ -1,4 +1,4 @@
-"""Adapters named by a connection string: `reference`, `python:module:attr`, `stdio:COMMAND ...`, `http://HOST:PORT`."""
+"""Adapters named by a connection string: `reference`, `python:module:attr`, `stdio:COMMAND ...`, `http://HOST:PORT`, ..."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ctxconform.conformance._http import HttpServeTransport, HttpTransport
 from ctxconform.conformance._implementation import START_TIMEOUT, Implementation
 from ctxconform.conformance._inprocess import InProcessTransport, MessageHandler
 from ctxconform.conformance._mcp import McpStdioTransport
+from ctxconform.conformance._mcp_http import McpHttpServeTransport, McpHttpTransport
 from ctxconform.conformance._stdio import StdioTransport
 from ctxconform.conformance._transport import Transport
 from ctxconform.conformance.exceptions import ConfigurationError
@@ -21,7 +22,10 @@ from ctxconform.conformance.exceptions import ConfigurationError
 __all__ = ["Adapter", "connect", "parse_adapter"]
 
 _LATER = ("https://",)
-_FORMS = "reference, python:MODULE:ATTR, stdio:COMMAND, mcp+stdio:COMMAND, http+serve:COMMAND or http://HOST:PORT"
+_FORMS = (
+    "reference, python:MODULE:ATTR, stdio:COMMAND, mcp+stdio:COMMAND, mcp+http+serve:COMMAND, mcp+http://HOST:PORT/PATH,"
+    " http+serve:COMMAND or http://HOST:PORT"
+)
 
 
 @dataclass(frozen=True)
@@ -35,16 +39,23 @@ class Adapter:
 
     def make_transport(self) -> Transport:
         """Build a fresh transport for this adapter."""
-        if self.transport == "stdio":
-            return StdioTransport(list(self.command))
-        if self.transport == "mcp+stdio":
-            return McpStdioTransport(list(self.command))
-        if self.transport == "http+serve":
-            return HttpServeTransport(list(self.command))
+        if self.transport in _COMMAND_TRANSPORTS:
+            return _COMMAND_TRANSPORTS[self.transport](list(self.command))
         if self.transport == "http":
             host, _, port = (self.target or "").rpartition(":")
             return HttpTransport(host.strip("[]"), int(port))
+        if self.transport == "mcp+http":
+            return McpHttpTransport(self.target or "")
         return InProcessTransport(_load_factory(self.target))
+
+
+# The transports that start a command the user names.
+_COMMAND_TRANSPORTS: dict[str, Callable[[list[str]], Transport]] = {
+    "stdio": StdioTransport,
+    "mcp+stdio": McpStdioTransport,
+    "mcp+http+serve": McpHttpServeTransport,
+    "http+serve": HttpServeTransport,
+}
 
 
 def parse_adapter(text: str) -> Adapter:
@@ -59,9 +70,11 @@ def parse_adapter(text: str) -> Adapter:
         return Adapter(text, "python", target)
     if text.startswith("http://"):
         return Adapter(text, "http", _address(text))
-    for prefix in ("stdio:", "mcp+stdio:", "http+serve:"):
-        if text.startswith(prefix):
-            return Adapter(text, prefix.removesuffix(":"), command=_command(text, prefix))
+    if text.startswith("mcp+http://"):
+        return Adapter(text, "mcp+http", _mcp_url(text))
+    for transport in _COMMAND_TRANSPORTS:
+        if text.startswith(prefix := f"{transport}:"):
+            return Adapter(text, transport, command=_command(text, prefix))
     if text.startswith(_LATER):
         raise ConfigurationError(f"adapter {text!r}: this transport is not available yet; use {_FORMS}")
     raise ConfigurationError(f"unknown adapter {text!r}: use {_FORMS}")
@@ -79,6 +92,19 @@ def _address(text: str) -> str:
             f"adapter {text!r}: write http://HOST:PORT, with the port and nothing after it (no path, query or credentials)"
         )
     return f"[{parts.hostname}]:{port}" if ":" in parts.hostname else f"{parts.hostname}:{port}"
+
+
+def _mcp_url(text: str) -> str:
+    """Return the http:// URL of an mcp+http:// adapter; it needs a host and a port, and no credentials."""
+    url = text.removeprefix("mcp+")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        raise ConfigurationError(f"adapter {text!r}: write mcp+http://HOST:PORT/PATH ({error})") from error
+    if not parts.hostname or port is None or parts.username or parts.fragment:
+        raise ConfigurationError(f"adapter {text!r}: write mcp+http://HOST:PORT/PATH, e.g. mcp+http://127.0.0.1:8000/mcp")
+    return url
 
 
 def _command(text: str, prefix: str) -> tuple[str, ...]:

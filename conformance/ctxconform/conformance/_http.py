@@ -19,19 +19,13 @@ import hmac
 import http.client
 import json
 import os
-import queue
-import re
 import secrets
-import subprocess
-import threading
-import time
-from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, Final
-from urllib.parse import quote
+from typing import Any, Final
+from urllib.parse import quote, urlsplit
 
-from ctxconform.conformance._stdio import terminate_group
+from ctxconform.conformance._served import ServedChild
 from ctxconform.conformance._transport import command_for, start_environment
 from ctxconform.conformance.exceptions import (
     ImplementationCrashed,
@@ -41,15 +35,13 @@ from ctxconform.conformance.exceptions import (
     TransportFailure,
 )
 
-__all__ = ["HttpServeTransport", "HttpTransport", "mint_token"]
+__all__ = ["HttpServeTransport", "HttpTransport", "TokenFor", "environment_tokens", "mint_token", "signed_tokens"]
 
 Json = dict[str, Any]
 TokenFor = Callable[[str], str | None]
 
 SPEC: Final = "shared-context"
 LIFECYCLE_OPS: Final = frozenset({"create_session", "archive_session", "delete_session"})
-_LISTENING: Final = re.compile(r"listening on http://(?P<host>[^\s:/]+|\[[^\]]+\]):(?P<port>\d+)\s*$")
-_STDERR_TAIL: Final = 64 * 1024
 # Errors of a connection the server may have closed while it sat idle: worth one retry on a fresh connection.
 _STALE: Final = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
 
@@ -229,9 +221,7 @@ class HttpServeTransport(HttpTransport):
         self.command = command
         self._secret = secrets.token_hex(32)
         self._tokens = signed_tokens(self._secret)
-        self._process: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes] = queue.Queue()
-        self._stderr: deque[bytes] = deque()
+        self._child = ServedChild()
 
     def open(self) -> None:
         """Nothing to do until `start` says where the state is."""
@@ -239,65 +229,17 @@ class HttpServeTransport(HttpTransport):
     def close(self, timeout: float) -> None:
         """Close the connection, then SIGTERM the child's process group, and kill it if it lingers."""
         super().close(timeout)
-        process, self._process = self._process, None
-        if process is None:
-            return
-        terminate_group(process, timeout)
+        self._child.terminate(timeout)
 
     def detail(self) -> str:
         """The last part of what the child wrote on stderr, and its exit code when it has exited."""
-        process = self._process
-        code = None if process is None else process.poll()
-        tail = b"".join(self._stderr).decode("utf-8", "replace")[-_STDERR_TAIL:]
-        return tail if code is None else f"the implementation exited with code {code}\n{tail}"
+        return self._child.detail()
 
     def _start(self, message: Json, timeout: float) -> Json:
         env = start_environment(message)
-        self._spawn(command_for(self.command, env), {**os.environ, **env, "CTXCONFORM_TOKEN_SECRET": self._secret})
-        host, port = self._await_listening(timeout)
-        self._connection = _Connection(host, port, self.detail)
+        self._child.spawn(command_for(self.command, env), {**os.environ, **env, "CTXCONFORM_TOKEN_SECRET": self._secret})
+        url = urlsplit(self._child.await_listening(timeout))
+        if url.hostname is None or url.port is None:
+            raise ProtocolViolation(f"the implementation is listening on {url.geturl()!r}: name the host and the port")
+        self._connection = _Connection(url.hostname, url.port, self.detail)
         return super()._start(message, timeout)
-
-    def _spawn(self, command: list[str], env: dict[str, str]) -> None:
-        try:
-            self._process = subprocess.Popen(  # noqa: S603 - the user names the command on purpose
-                command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
-            )
-        except OSError as error:
-            raise ImplementationUnavailable(" ".join(command), f"{error.strerror or error}; check the command") from error
-        self._lines, self._stderr = queue.Queue(), deque()
-        assert self._process.stdout is not None
-        assert self._process.stderr is not None
-        threading.Thread(target=_read_lines, args=(self._process.stdout, self._lines), daemon=True).start()
-        threading.Thread(target=_read_tail, args=(self._process.stderr, self._stderr), daemon=True).start()
-
-    def _await_listening(self, timeout: float) -> tuple[str, int]:
-        """Wait for the child's `listening on http://HOST:PORT` line; other lines before it are skipped."""
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                line = self._lines.get(timeout=left)
-            except queue.Empty:
-                break
-            if not line:
-                raise ImplementationCrashed("the implementation exited before it was listening", detail=self.detail())
-            found = _LISTENING.match(line.decode("utf-8", "replace").strip())
-            if found:
-                return found["host"].strip("[]"), int(found["port"])
-        raise ImplementationTimeout(f"no 'listening on http://HOST:PORT' line within {timeout:g} s", detail=self.detail())
-
-
-def _read_lines(stream: IO[bytes], lines: queue.Queue[bytes]) -> None:
-    # Keeps draining after the listening line, so a chatty child never blocks on a full pipe.
-    for line in iter(lambda: stream.readline(64 * 1024), b""):
-        lines.put(line)
-    lines.put(b"")
-
-
-def _read_tail(stream: IO[bytes], tail: deque[bytes]) -> None:
-    size = 0
-    for chunk in iter(lambda: stream.read1(4096), b""):  # type: ignore[attr-defined]
-        tail.append(chunk)
-        size += len(chunk)
-        while size > _STDERR_TAIL and len(tail) > 1:
-            size -= len(tail.popleft())

@@ -1,14 +1,15 @@
-"""The mcp+stdio transport: an MCP server, started as a child process, whose tools are the spec operations.
+"""The MCP transports' common part, and mcp+stdio: an MCP server, started as a child process, whose tools are the spec operations.
 
 The official MCP SDK is asynchronous; an anyio blocking portal runs it on a background thread, and one host
-task per server holds its client open so that entering and leaving its task groups happen in the same task.
-Protocol messages are translated: `start` starts the server (the start options reach it as CTXCONFORM_*
-environment variables and as `{placeholders}` in the command) and lists its tools, `call` calls the tool named
-by the op, `stop` closes every client, which ends every server's process group.
+task per connection holds its client open so that entering and leaving its task groups happen in the same task.
+Protocol messages are translated: `start` opens the first connection and lists its tools, `call` calls the tool
+named by the op, `stop` closes every connection.
 
-Identity comes from the connection, never from the request: shared-context calls go to a server started for the
-calling participant (CTXCONFORM_PARTICIPANT), one per participant, at most `MAX_PARTICIPANTS` alive (the least
-recently used is closed), all on the same state directory; the session travels in the request's `_meta`.
+Identity comes from the connection, never from the request: shared-context calls go over a connection of the
+calling participant, one per participant, at most `MAX_PARTICIPANTS` open (the least recently used is closed);
+the session travels in the request's `_meta`. Over stdio each connection is a server started for its participant
+(CTXCONFORM_PARTICIPANT; the start options reach it as CTXCONFORM_* variables and `{placeholders}` in the
+command), all on the same state directory, and closing a connection ends its server's process group.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import tempfile
 import threading
 from collections import OrderedDict
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -37,7 +39,16 @@ from ctxconform.conformance.exceptions import (
     ProtocolViolation,
 )
 
-__all__ = ["MAX_PARTICIPANTS", "SDK_CANNOT_ENCODE", "SESSION_META", "TOOL_SPECS", "McpStdioTransport"]
+__all__ = [
+    "MAX_PARTICIPANTS",
+    "SDK_CANNOT_ENCODE",
+    "SESSION_META",
+    "TOOL_SPECS",
+    "McpStdioTransport",
+    "McpTransport",
+    "json_rpc_refusal",
+    "translate",
+]
 
 Json = dict[str, Any]
 _SHARED_CONTEXT: Final = ("shared-context", "0.1.0-draft")
@@ -66,8 +77,8 @@ class _Connection:
     host: cf.Future[None]
 
 
-class McpStdioTransport:
-    """Speaks the adapter protocol to the harness and MCP to child servers (one, plus one per participant)."""
+class McpTransport:
+    """Speaks the adapter protocol to the harness and MCP to an implementation: one connection, plus one per participant."""
 
     def __init__(self, command: list[str]) -> None:
         self.command = command
@@ -76,8 +87,19 @@ class McpStdioTransport:
         self._env: dict[str, str] = {}
         self._first: _Connection | None = None
         self._participants: OrderedDict[str, _Connection] = OrderedDict()
-        self._errlog = tempfile.TemporaryFile("w+")  # noqa: SIM115 - lives as long as the transport
         self._lock = threading.Lock()
+
+    def client_transport(self, participant: str | None) -> AbstractAsyncContextManager[Any]:
+        """The SDK transport of a new connection as `participant` (None: the first connection)."""
+        raise NotImplementedError
+
+    def stderr_tail(self) -> str:
+        """What the implementation wrote that may explain a failure."""
+        return ""
+
+    def describe(self) -> str:
+        """How to name the implementation in a message."""
+        return " ".join(self.command)
 
     def open(self) -> None:
         """Nothing to do until `start` says where the state is."""
@@ -109,11 +131,6 @@ class McpStdioTransport:
         finally:
             self._portal_cm.__exit__(None, None, None)
 
-    def stderr_tail(self) -> str:
-        """The last part of what the servers wrote on stderr."""
-        self._errlog.seek(0)
-        return self._errlog.read()[-4000:]
-
     def _start(self, message: Json, timeout: float) -> Json:
         self._env = start_environment(message)
         self._portal_cm = start_blocking_portal()
@@ -124,37 +141,33 @@ class McpStdioTransport:
         except BaseException as error:
             self.close(1.0)
             raise ImplementationUnavailable(
-                " ".join(self.command), f"the MCP server did not start: {_reason(error)} {self.stderr_tail()[-500:]}"
+                self.describe(), f"the MCP server did not start: {_reason(error)} {self.stderr_tail()[-500:]}"
             ) from error
         specs = _declared_specs(tools)
         if not specs:
             names = sorted(tool.name for tool in tools)
             raise ImplementationUnavailable(
-                " ".join(self.command), f"the MCP server has none of the tools {sorted(TOOL_SPECS)}; it has {names}"
+                self.describe(), f"the MCP server has none of the tools {sorted(TOOL_SPECS)}; it has {names}"
             )
         info = self._first.client.server_info
-        name, version = (info.name, info.version or "unknown") if info is not None else (" ".join(self.command), "unknown")
+        name, version = (info.name, info.version or "unknown") if info is not None else (self.describe(), "unknown")
         return {"type": "started", "implementation": {"name": name, "version": version, "language": "mcp"}, "specs": specs}
 
     def _connect(self, participant: str | None, timeout: float) -> _Connection:
-        """Start one server (as `participant`, when given) and wait until its client is ready."""
+        """Open one connection (as `participant`, when given) and wait until its client is ready."""
         assert self._portal is not None
-        env = {**self._env, **({"CTXCONFORM_PARTICIPANT": participant} if participant is not None else {})}
-        command = command_for(self.command, env, participant="")
-        inherited = {key: value for key, value in os.environ.items() if key != "CTXCONFORM_PARTICIPANT"}
-        params = StdioServerParameters(command=command[0], args=command[1:], env={**inherited, **env})
         stop = self._portal.call(anyio.Event)
         ready: cf.Future[Client] = cf.Future()
-        host = self._portal.start_task_soon(self._run_host, params, ready, stop)
+        host = self._portal.start_task_soon(self._run_host, participant, ready, stop)
         try:
             return _Connection(ready.result(timeout=max(timeout, START_TIMEOUT)), stop, host)
         except BaseException:
             self._portal.call(stop.set)
             raise
 
-    async def _run_host(self, params: StdioServerParameters, ready: cf.Future[Client], stop: anyio.Event) -> None:
+    async def _run_host(self, participant: str | None, ready: cf.Future[Client], stop: anyio.Event) -> None:
         try:
-            async with Client(stdio_client(params, errlog=self._errlog), mode="legacy") as client:
+            async with Client(self.client_transport(participant), mode="legacy") as client:
                 ready.set_result(client)
                 await stop.wait()
         except BaseException as error:
@@ -182,7 +195,7 @@ class McpStdioTransport:
             connection = self._connect(participant, timeout)
         except BaseException as error:
             raise ImplementationCrashed(
-                f"the MCP server for participant {participant!r} did not start: {_reason(error)}", detail=self.stderr_tail()
+                f"the MCP connection of participant {participant!r} did not open: {_reason(error)}", detail=self.stderr_tail()
             ) from error
         self._participants[participant] = connection
         if len(self._participants) > MAX_PARTICIPANTS:
@@ -210,9 +223,8 @@ class McpStdioTransport:
         try:
             result = portal.call(call)
         except ValueError as error:
-            # The SDK's pydantic serializer refuses very deep nesting before anything is sent: a limit of this
-            # transport, not the server's behaviour, so it stays the harness's (HARNESS), named as such.
-            raise RuntimeError(f"{SDK_CANNOT_ENCODE}: {error}") from error
+            # The SDK's pydantic serializer refuses very deep nesting before anything is sent.
+            return self.unencodable(_Call(op, arguments, meta, context.get("participant")), timeout, error)
         except TimeoutError as error:
             raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail()) from error
         except MCPError as error:
@@ -220,8 +232,55 @@ class McpStdioTransport:
                 raise ImplementationCrashed(
                     f"the MCP server closed the connection: {error}", detail=self.stderr_tail()
                 ) from error
-            raise ProtocolViolation(f"MCP error {error.code}: {error}") from error
-        return _translate(result)
+            return json_rpc_refusal(error.code, str(error))
+        return translate(result)
+
+    def unencodable(self, call: _Call, timeout: float, error: ValueError) -> Json:  # noqa: ARG002 - for subclasses
+        """The reply to a call the SDK cannot encode: here a limit of this transport, not the implementation's (HARNESS)."""
+        raise RuntimeError(f"{SDK_CANNOT_ENCODE}: {error}") from error
+
+
+def json_rpc_refusal(code: int, message: str) -> Json:
+    """The reply to a JSON-RPC error: a request the server could not parse or found invalid is INVALID_REQUEST."""
+    # MCP refuses a malformed call before any tool runs, with these codes: the transport's way of saying
+    # INVALID_REQUEST. Any other JSON-RPC error is not an answer the adapter protocol knows.
+    if code in _REFUSALS:
+        return {"error": {"code": "INVALID_REQUEST", "message": f"JSON-RPC error {code}: {message}"[:500]}}
+    raise ProtocolViolation(f"MCP error {code}: {message}")
+
+
+_REFUSALS: Final = frozenset({-32700, -32600, -32602})  # parse error, invalid request, invalid params
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One tool call as the transport sends it."""
+
+    tool: str
+    arguments: Json
+    meta: Json | None
+    participant: object
+
+
+class McpStdioTransport(McpTransport):
+    """MCP to child servers over stdio: one started first, plus one started as each participant."""
+
+    def __init__(self, command: list[str]) -> None:
+        super().__init__(command)
+        self._errlog = tempfile.TemporaryFile("w+")  # noqa: SIM115 - lives as long as the transport
+
+    def client_transport(self, participant: str | None) -> AbstractAsyncContextManager[Any]:
+        """Start a server (as `participant`, when given) on the state directory, with its stdio as the transport."""
+        env = {**self._env, **({"CTXCONFORM_PARTICIPANT": participant} if participant is not None else {})}
+        command = command_for(self.command, env, participant="")
+        inherited = {key: value for key, value in os.environ.items() if key != "CTXCONFORM_PARTICIPANT"}
+        params = StdioServerParameters(command=command[0], args=command[1:], env={**inherited, **env})
+        return stdio_client(params, errlog=self._errlog)
+
+    def stderr_tail(self) -> str:
+        """The last part of what the servers wrote on stderr."""
+        self._errlog.seek(0)
+        return self._errlog.read()[-4000:]
 
 
 def _finish(connection: _Connection, timeout: float) -> None:
@@ -248,7 +307,7 @@ def _declared_specs(tools: list[Any]) -> dict[str, Json]:
     return specs
 
 
-def _translate(result: CallToolResult) -> Json:
+def translate(result: CallToolResult) -> Json:
     """Turn a tool result into a reply body: the envelope's data or error, or the structured content itself."""
     content = result.structured_content
     if isinstance(content, dict) and {"success", "data", "error"} <= content.keys():

@@ -19,6 +19,7 @@ from typing import Any, Final
 import pytest
 
 from ctxconform.conformance._adapters import connect, parse_adapter
+from ctxconform.conformance._clip import clip
 from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance._profiles import register_profiles
 from ctxconform.conformance._registry import LEVELS, Level, Requirement, load_registry
@@ -321,7 +322,8 @@ class Harness:
     def _transcript(self) -> list[dict[str, Any]]:
         if self._implementation is None:
             return []
-        return [{"call": e.call, "reply": e.reply, "failure": e.failure} for e in list(self._implementation.transcript)[-10:]]
+        exchanges = list(self._implementation.transcript)[-10:]
+        return [clip({"call": e.call, "reply": e.reply, "failure": e.failure}) for e in exchanges]  # type: ignore[misc]
 
     def _event(self, kind: str, message: str, **fields: Any) -> None:
         at = round(time.monotonic() - self._clock, 3)

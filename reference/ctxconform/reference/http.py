@@ -11,26 +11,20 @@ with the secret from ``CTXCONFORM_TOKEN_SECRET``, or one of the fixed tokens of 
 from __future__ import annotations
 
 import argparse
-import base64
-import binascii
-import hashlib
-import hmac
 import json
-import os
 import signal
 import sys
 import threading
 import traceback
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from types import FrameType
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
 from ctxconform.reference._implementation import SharedContextHandler
 from ctxconform.reference._logging import log_to_stderr
+from ctxconform.reference._tokens import Tokens, load_tokens, mint_token
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.shared_context import SharedContext, open_store
 
@@ -49,12 +43,6 @@ _VERSION: Final = "0.1.0"
 _CONFLICTS: Final = frozenset({"SESSION_EXISTS", "SESSION_ARCHIVED", "SNAPSHOT_EXISTS"})
 _TOO_LARGE: Final = frozenset({"VALUE_TOO_LARGE", "STORE_FULL"})
 _FIXED_STATUS: Final = {"UNAUTHENTICATED": 401, "FORBIDDEN": 403, "UNKNOWN_OP": 404}
-
-
-def mint_token(secret: bytes, participant: str) -> str:
-    """Return the signed token naming `participant` under `secret`."""
-    name = base64.urlsafe_b64encode(participant.encode()).rstrip(b"=").decode()
-    return f"{name}.{hmac.new(secret, participant.encode(), hashlib.sha256).hexdigest()}"
 
 
 def status_for(code: str) -> int:
@@ -76,33 +64,6 @@ class HttpError(Exception):
         self.code = code
         self.message = message
         self.status = status or status_for(code)
-
-
-@dataclass(frozen=True)
-class Tokens:
-    """Which participant a bearer token names: signed with the secret, or one of the fixed tokens."""
-
-    secret: bytes | None = None
-    fixed: Mapping[str, str] = field(default_factory=dict)
-
-    def participant(self, token: str) -> str | None:
-        """Return the participant the token names, or None when it names nobody."""
-        for known, participant in self.fixed.items():
-            if hmac.compare_digest(known.encode(), token.encode()):
-                return participant
-        return None if self.secret is None else _signed_participant(self.secret, token)
-
-
-def _signed_participant(secret: bytes, token: str) -> str | None:
-    name, dot, signature = token.partition(".")
-    if not dot:
-        return None
-    try:
-        participant = base64.urlsafe_b64decode(name + "=" * (-len(name) % 4)).decode()
-    except (binascii.Error, ValueError):
-        return None
-    expected = hmac.new(secret, participant.encode(), hashlib.sha256).hexdigest()
-    return participant if hmac.compare_digest(expected.encode(), signature.encode()) else None
 
 
 @dataclass(frozen=True)
@@ -253,17 +214,6 @@ class _RequestHandler(BaseHTTPRequestHandler):
 def build_server(store_url: str, host: str, port: int, tokens: Tokens, max_body: int = MAX_BODY_BYTES) -> Service:
     """Open the store and bind the server (port 0 picks a free one)."""
     return Service((host, port), SharedContextHandler(SharedContext(open_store(store_url))), tokens, max_body)
-
-
-def load_tokens(path: str | None) -> Tokens:
-    """Read the secret from CTXCONFORM_TOKEN_SECRET and the fixed tokens from `path`."""
-    secret = os.environ.get("CTXCONFORM_TOKEN_SECRET")
-    fixed: Mapping[str, str] = {}
-    if path is not None:
-        fixed = json.loads(Path(path).read_text(encoding="utf-8"))
-        if not isinstance(fixed, dict) or not all(isinstance(v, str) for v in fixed.values()):
-            raise ValueError(f"{path}: write a JSON object {{token: participant}}")
-    return Tokens(secret.encode() if secret else None, fixed)
 
 
 def serve(server: Service) -> None:
