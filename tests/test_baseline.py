@@ -116,7 +116,8 @@ def test_update_after_an_implementation_that_cannot_start_exits_3_and_leaves_the
     path = tmp_path / "baseline.json"
     path.write_text('{"known_failures": []}', encoding="utf-8")
     adapter = f"stdio:{sys.executable} {Path(__file__).with_name('faulty_child.py')} crash-at-start"
-    done = Cli(tmp_path)("run", "--adapter", adapter, "--baseline", str(path), "--update-baseline", "--quiet")
+    flags = ("--spec", "read-context", "--baseline", str(path), "--update-baseline", "--quiet")
+    done = Cli(tmp_path)("run", "--adapter", adapter, *flags)
     assert done.returncode == 3, done.stdout + done.stderr
     assert "could not start" in done.stderr
     assert path.read_text(encoding="utf-8") == '{"known_failures": []}'

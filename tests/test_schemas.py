@@ -96,6 +96,22 @@ def test_the_key_schema_refuses_keys_outside_the_naming_rules(key: str) -> None:
     assert not validator("shared-context/read.request.json").is_valid(request)
 
 
+@pytest.mark.parametrize(
+    ("written_at", "valid"),
+    [
+        ("2026-11-23T10:00:00Z", True),
+        ("2026-11-23T10:00:00+00:00", True),
+        ("2026-11-23T25:00:00Z", False),
+        ("2026-02-30T10:00:00Z", False),
+    ],
+)
+def test_timestamps_are_checked_as_rfc_3339_date_times(written_at: str, valid: bool) -> None:
+    """The date-time format is asserted, not just annotated: a UTC-looking timestamp that is no RFC 3339 time is refused."""
+    response = {"key": "scope", "version": 1, "written_by": "orchestrator", "written_at": written_at}
+    assert validator("shared-context/write.response.json").is_valid(response) is valid
+    assert (schema_errors("shared-context/write.response.json", response) == []) is valid
+
+
 def test_schemas_ship_in_the_checkout_layout() -> None:
     """Every spec folder has an error schema and a request schema per tool action."""
     folder = schemas_dir() / "shared-context"

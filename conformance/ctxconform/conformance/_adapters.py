@@ -10,12 +10,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ctxconform.conformance._http import HttpServeTransport, HttpTransport
+from ctxconform.conformance._http import HttpTransport
 from ctxconform.conformance._implementation import START_TIMEOUT, Implementation
 from ctxconform.conformance._inprocess import InProcessTransport, MessageHandler
-from ctxconform.conformance._mcp import McpStdioTransport
-from ctxconform.conformance._mcp_http import McpHttpServeTransport, McpHttpTransport
-from ctxconform.conformance._stdio import StdioTransport
 from ctxconform.conformance._transport import Transport
 from ctxconform.conformance.exceptions import ConfigurationError
 
@@ -40,22 +37,30 @@ class Adapter:
     def make_transport(self) -> Transport:
         """Build a fresh transport for this adapter."""
         if self.transport in _COMMAND_TRANSPORTS:
-            return _COMMAND_TRANSPORTS[self.transport](list(self.command))
+            return _transport_class(_COMMAND_TRANSPORTS[self.transport])(list(self.command))
         if self.transport == "http":
             host, _, port = (self.target or "").rpartition(":")
             return HttpTransport(host.strip("[]"), int(port))
         if self.transport == "mcp+http":
-            return McpHttpTransport(self.target or "")
+            return _transport_class("_mcp_http:McpHttpTransport")(self.target or "")
         return InProcessTransport(_load_factory(self.target))
 
 
-# The transports that start a command the user names.
-_COMMAND_TRANSPORTS: dict[str, Callable[[list[str]], Transport]] = {
-    "stdio": StdioTransport,
-    "mcp+stdio": McpStdioTransport,
-    "mcp+http+serve": McpHttpServeTransport,
-    "http+serve": HttpServeTransport,
+# The transports that start a command the user names, as module:class. They are imported when first used:
+# the MCP SDK takes seconds to import, and a run that does not speak MCP should not wait for it.
+_COMMAND_TRANSPORTS: dict[str, str] = {
+    "stdio": "_stdio:StdioTransport",
+    "mcp+stdio": "_mcp:McpStdioTransport",
+    "mcp+http+serve": "_mcp_http:McpHttpServeTransport",
+    "http+serve": "_http:HttpServeTransport",
 }
+
+
+def _transport_class(name: str) -> Callable[..., Transport]:
+    """The transport class `module:class` names, in this package."""
+    module, _, attribute = name.partition(":")
+    found: Callable[..., Transport] = getattr(importlib.import_module(f"ctxconform.conformance.{module}"), attribute)
+    return found
 
 
 def parse_adapter(text: str) -> Adapter:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from ctxconform.reference.exceptions import StoreError
-from ctxconform.reference.shared_context._redis import RedisStore
 from ctxconform.reference.shared_context._sqlite import SQLiteStore
 from ctxconform.reference.shared_context._store import MemoryStore, Store
 
@@ -23,7 +23,9 @@ def open_store(url: str) -> Store:
     if url.startswith("sqlite:"):
         return SQLiteStore(Path(url.removeprefix("sqlite:")))
     if url.startswith(_REDIS_SCHEMES):
-        return RedisStore(url)
+        # Imported on first use: the redis client takes most of a second to import, and most runs never need it.
+        redis_store: type[Store] = importlib.import_module("ctxconform.reference.shared_context._redis").RedisStore
+        return redis_store(url)  # type: ignore[call-arg]
     raise StoreError(
         url,
         "unknown store URL; use sqlite:///absolute/path.db, sqlite:relative/path.db, memory:,"
