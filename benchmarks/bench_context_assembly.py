@@ -13,7 +13,10 @@ import statistics
 import time
 from typing import Any
 
+from ctxconform.conformance._bench import Figure, figure
 from ctxconform.reference.context_assembly import assemble
+
+SECTION = "context-assembly"
 
 STRATEGIES = ("truncateMiddle", "rollingWindow", "stopAtLimit")
 
@@ -49,6 +52,26 @@ def measure(requests: dict[int, dict[str, Any]], repeat: int) -> dict[int, list[
             assemble(built)
             runs[size].append(time.perf_counter() - started)
     return runs
+
+
+def figures(sizes: list[int], repeat: int) -> list[Figure]:
+    """Per strategy and path length: ms per call, with the ratio of microseconds per node to the smallest length's."""
+    found = []
+    for strategy in STRATEGIES:
+        runs = measure({size: request(size, strategy) for size in sorted(sizes)}, repeat)
+        first = None
+        for size, times in runs.items():
+            item = figure(SECTION, f"{strategy} {size:,} nodes", "ms", [t * 1e3 for t in times])
+            per_node = item.median / size
+            first = first or per_node
+            goal = {"goal": "linear: us/node within 2x of the smallest length's", "goal_met": per_node <= 2 * first}
+            note = f"{per_node * 1e3:.2f} us/node"
+            found.append(
+                item.model_copy(
+                    update={"ratio": per_node / first, "ratio_to": f"{strategy} per node at {min(sizes):,}", "note": note, **goal}
+                )
+            )
+    return found
 
 
 def main() -> None:

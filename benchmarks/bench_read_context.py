@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from ctxconform.conformance._bench import Figure, figure
 from ctxconform.reference.read_context import ReadContext
+
+SECTION = "read-context"
 
 LINE = "Adjusted the white balance on the diver's fins; the reef behind stays cool and slightly underexposed.\n"
 LOG = json.dumps({"timestamp": "2026-04-29T10:00:00Z", "op": "snapshot", "hash": "ab" * 20, "label": "before"}) + "\n"
@@ -31,8 +35,8 @@ def fill(path: Path, line: str, size: int) -> None:
             written += len(piece)
 
 
-def timed(service: ReadContext, image: str, repeat: int) -> tuple[float, float, float]:
-    """Cold time, then median and spread (max - min) of `repeat` warm calls, in milliseconds."""
+def timed(service: ReadContext, image: str, repeat: int) -> tuple[float, list[float]]:
+    """Cold time, then the times of `repeat` warm calls, in milliseconds."""
     started = time.perf_counter()
     service.read_context(image)
     cold = (time.perf_counter() - started) * 1e3
@@ -41,7 +45,36 @@ def timed(service: ReadContext, image: str, repeat: int) -> tuple[float, float, 
         started = time.perf_counter()
         service.read_context(image)
         warm.append((time.perf_counter() - started) * 1e3)
-    return cold, statistics.median(warm), max(warm) - min(warm)
+    return cold, warm
+
+
+def figures(max_size_mib: int, repeat: int) -> list[Figure]:
+    """Warm read_context time per size of notes.md and log.jsonl (each), with its ratio to the 1 KiB workspace."""
+    sizes = sorted({1 << 10, 1 << 20, 64 << 20, max_size_mib << 20})
+    found = []
+    with tempfile.TemporaryDirectory(prefix="ctxconform-bench-") as folder:
+        root = Path(folder)
+        for size in sizes:
+            image = f"img-{size}"
+            (root / image).mkdir()
+            fill(root / image / "notes.md", LINE, size)
+            fill(root / image / "log.jsonl", LOG, size)
+            cold, warm = timed(ReadContext(root, root / "tastes"), image, repeat)
+            found.append(figure(SECTION, f"notes+log {_size(size)} each", "ms", warm, note=f"cold first call {cold:.1f} ms"))
+            shutil.rmtree(root / image)  # a GiB pair at a time is enough disk
+    base = found[0]
+    ratios = {"ratio_to": base.name, "goal": "flat: <= 2x the 1 KiB time"}
+    return [
+        base,
+        *(
+            f.model_copy(update={**ratios, "ratio": f.median / base.median, "goal_met": f.median <= 2 * base.median})
+            for f in found[1:]
+        ),
+    ]
+
+
+def _size(size: int) -> str:
+    return f"{size >> 30} GiB" if size >= 1 << 30 else f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
 
 
 def main() -> None:
@@ -61,7 +94,8 @@ def main() -> None:
             if size:
                 fill(root / image / "notes.md", LINE, size)
                 fill(root / image / "log.jsonl", LOG, size)
-            cold, median, spread = timed(ReadContext(root, root / "tastes"), image, options.repeat)
+            cold, warm = timed(ReadContext(root, root / "tastes"), image, options.repeat)
+            median, spread = statistics.median(warm), max(warm) - min(warm)
             baseline = baseline or median
             print(f"{size:>16,} {cold:>10.2f} {median:>15.3f} {spread:>10.3f} {median / baseline:>7.2f}")
 

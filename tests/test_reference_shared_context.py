@@ -152,7 +152,18 @@ def test_a_refused_write_changes_nothing() -> None:
     assert service.handle("s", "o", {"action": "list_keys"}) == before
 
 
-@pytest.mark.parametrize("url", ["postgres://x", "sqlite:///proc/forbidden/x.db"])
+@pytest.mark.parametrize(("query", "level"), [("", 2), ("?synchronous=full", 2), ("?synchronous=NORMAL", 1)])
+def test_a_sqlite_url_chooses_how_often_commits_are_synced(tmp_path: Path, query: str, level: int) -> None:
+    """FULL (2) syncs every commit, the default; ?synchronous=normal (1) survives a killed process without a sync each."""
+    store = open_store(f"sqlite:///{tmp_path}/s.db{query}")
+    try:
+        assert store.path == tmp_path / "s.db"  # type: ignore[attr-defined]
+        assert store._database._db.execute("PRAGMA synchronous").fetchone() == (level,)  # type: ignore[attr-defined]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("url", ["postgres://x", "sqlite:///proc/forbidden/x.db", "sqlite:///tmp/x.db?synchronous=off"])
 def test_store_urls_that_cannot_be_opened_say_what_to_use(url: str) -> None:
     """An unknown or unusable store URL raises StoreError with guidance, not an sqlite traceback."""
     with pytest.raises(StoreError, match=r"sqlite|memory|path"):

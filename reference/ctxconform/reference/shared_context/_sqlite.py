@@ -39,9 +39,9 @@ _ENTRY_COLUMNS = "key, written_by, written_at, version, tokens, value"
 class SQLiteStore:
     """Sessions in one SQLite file; each operation is one IMMEDIATE transaction, so it survives a killed process."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, synchronous: str = "FULL") -> None:
         self.path = path
-        self._database = Database(path, _SCHEMA)
+        self._database = Database(path, _SCHEMA, synchronous)
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:

@@ -1,0 +1,82 @@
+"""The whole suite, default profile, against the reference: wall time per spec and in total, per transport."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+
+from measure import PYTHON, scratch
+
+from ctxconform.conformance import SPECS
+from ctxconform.conformance._bench import Figure, figure
+
+SECTION = "whole suite"
+ALL = tuple(SPECS)
+# Each transport and the specs it serves: HTTP serves shared-context only, the MCP server shared- and read-context.
+TRANSPORTS = {
+    "in-process": ("reference", ALL),
+    "stdio": (f"stdio:{PYTHON} -m ctxconform.reference.stdio", ALL),
+    "http": (f"http+serve:{PYTHON} -m ctxconform.reference.http --store sqlite:///{{state_dir}}/sc.db", ("shared-context",)),
+    "mcp+http": (f"mcp+http+serve:{PYTHON} -m ctxconform.reference.mcp --http", ("shared-context", "read-context")),
+}
+
+# Measured once per bench run, to keep `nox -s bench` within its ten minutes: together they take as long as a round
+# of the other two.
+ONE_ROUND = {"http": "one run (time budget)", "mcp+http": "one run (time budget)"}
+
+
+def one_run(adapter: str, spec: str) -> tuple[float, int]:
+    """Wall seconds of `ctxconform run` for one spec (process starts included), and how many tests ran."""
+    folder = scratch()
+    env = {key: value for key, value in os.environ.items() if key not in ("CI", "CTXCONFORM_STORE")}  # the dev profile
+    command = [PYTHON, "-c", "from ctxconform.conformance._cli import main; raise SystemExit(main())"]
+    command += ["run", "--adapter", adapter, "--spec", spec]
+    command += ["--seed", "1", "--quiet", "--report-dir", str(folder / "reports")]
+    try:
+        started = time.perf_counter()
+        done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)  # noqa: S603
+        elapsed = time.perf_counter() - started
+        if done.returncode != 0:
+            raise RuntimeError(f"{adapter} {spec}: exit {done.returncode}\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        report = json.loads((folder / "reports" / "report.json").read_text(encoding="utf-8"))
+        return elapsed, len(report["implementations"][0]["tests"])
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def figures(rounds: int) -> list[Figure]:
+    """Per transport: seconds per spec, the total, and tests per second, each over `rounds` runs (HTTP and MCP: one)."""
+    walls: dict[tuple[str, str], list[float]] = {}
+    tests: dict[tuple[str, str], int] = {}
+    for round_number in range(rounds):  # transports take turns within a round
+        for name, (adapter, specs) in TRANSPORTS.items():
+            if round_number and name in ONE_ROUND:
+                continue
+            for spec in specs:
+                elapsed, count = one_run(adapter, spec)
+                walls.setdefault((name, spec), []).append(elapsed)
+                tests[name, spec] = count
+    found = []
+    for name, (_adapter, specs) in TRANSPORTS.items():
+        totals = [sum(run) for run in zip(*(walls[name, spec] for spec in specs), strict=True)]
+        count = sum(tests[name, spec] for spec in specs)
+        found += [figure(SECTION, f"{name} {spec}", "s", walls[name, spec], note=f"{tests[name, spec]} tests") for spec in specs]
+        note = f"{count} tests in {len(specs)} specs" + (f"; {ONE_ROUND[name]}" if name in ONE_ROUND else "")
+        found.append(figure(SECTION, f"{name} total", "s", totals, note=note))
+        found.append(figure(SECTION, f"{name} tests per second", "tests/s", [count / total for total in totals]))
+    return _with_ratios(found)
+
+
+def _with_ratios(found: list[Figure]) -> list[Figure]:
+    """Each transport's per-spec time as a ratio to the same spec in-process."""
+    base = {f.name.removeprefix("in-process "): f.median for f in found if f.name.startswith("in-process ") and f.unit == "s"}
+    out = []
+    for item in found:
+        transport, _, spec = item.name.partition(" ")
+        if item.unit == "s" and transport != "in-process" and spec in base and spec != "total":
+            item = item.model_copy(update={"ratio": item.median / base[spec], "ratio_to": f"in-process {spec}"})
+        out.append(item)
+    return out
