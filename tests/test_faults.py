@@ -74,7 +74,7 @@ def calling(tests: list[dict[str, Any]], seq: int) -> dict[str, Any]:
 def one_of_each(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One run of a child that starts slowly, ignores stop, and breaks one call of each kind along the way."""
     plan = ",".join(["slow-start", "ignores-stop", *(f"{fault}@{n}" for n, (fault, _) in FAULTS.items())])
-    args = ("--spec", "shared-context", "--test", NOT_DURABILITY, "--timeout", "3", "--max-restarts", "10", "--seed", "1")
+    args = ("--spec", "shared-context", "--test", NOT_DURABILITY, "--timeout", "5", "--max-restarts", "10", "--seed", "1")
     return faulty_run(tmp_path_factory.mktemp("faults"), plan, *args)
 
 

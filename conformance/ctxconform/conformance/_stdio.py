@@ -5,13 +5,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import queue
 import signal
 import subprocess
 import threading
 from collections import deque
 from typing import IO, Any, Final
 
+from ctxconform.conformance._lines import OVERSIZED, TIMED_OUT, LineReader
 from ctxconform.conformance.exceptions import (
     ImplementationCrashed,
     ImplementationTimeout,
@@ -25,13 +25,6 @@ MAX_LINE_BYTES: Final = 64 * 1024 * 1024
 _STDERR_TAIL: Final = 64 * 1024
 
 
-class _Oversized:
-    """Stands in the line queue for a line longer than MAX_LINE_BYTES (its bytes are dropped)."""
-
-
-_OVERSIZED: Final = _Oversized()
-
-
 class StdioTransport:
     """Runs a command and talks the protocol over its stdin and stdout, one JSON message per line."""
 
@@ -39,7 +32,7 @@ class StdioTransport:
         self.command = command
         self._env = env
         self._process: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes | _Oversized] = queue.Queue()
+        self._lines: LineReader | None = None
         self._stderr: deque[bytes] = deque()
 
     def open(self) -> None:
@@ -55,21 +48,20 @@ class StdioTransport:
             )
         except OSError as error:
             raise ImplementationUnavailable(" ".join(self.command), f"{error.strerror or error}; check the command") from error
-        self._lines = queue.Queue()
         self._stderr = deque()
         assert self._process.stdout is not None
         assert self._process.stderr is not None
-        threading.Thread(target=self._read_lines, args=(self._process.stdout,), daemon=True).start()
+        self._lines = LineReader(self._process.stdout.fileno(), MAX_LINE_BYTES)
         threading.Thread(target=self._read_stderr, args=(self._process.stderr,), daemon=True).start()
 
     def exchange(self, message: dict[str, Any], timeout: float) -> object:
         """Write one line and wait for one line back."""
         self._send(message)
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty as error:
-            raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail()) from error
-        if isinstance(line, _Oversized):
+        assert self._lines is not None, "harness bug: exchange before open"
+        line = self._lines.read_line(timeout)
+        if line is TIMED_OUT:
+            raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail())
+        if line is OVERSIZED:
             raise ProtocolViolation(f"a line longer than {MAX_LINE_BYTES} bytes")
         if not line:
             raise ImplementationCrashed(self._exit_description(), detail=self.stderr_tail())
@@ -120,18 +112,6 @@ class StdioTransport:
             except subprocess.TimeoutExpired:
                 return "the implementation closed its output but is still running"
         return f"the implementation exited with code {code}"
-
-    def _read_lines(self, stream: IO[bytes]) -> None:
-        while True:
-            line = stream.readline(MAX_LINE_BYTES + 1)
-            if len(line) > MAX_LINE_BYTES:
-                while line and not line.endswith(b"\n"):  # skip the rest of the oversized line
-                    line = stream.readline(MAX_LINE_BYTES)
-                self._lines.put(_OVERSIZED)
-                continue
-            self._lines.put(line)
-            if not line:
-                return
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         size = 0
