@@ -30,14 +30,14 @@ from ctxconform.conformance._schemas import schema
 
 Section = Callable[[bool], list[Figure]]
 SECTIONS: dict[str, Section] = {
-    "transports": lambda quick: call_overhead.figures(rounds=1 if quick else 3, calls=200 if quick else 500),
+    "transports": lambda quick: call_overhead.figures(rounds=1 if quick else 3, calls=200 if quick else 300),
     "stores": lambda quick: store_latency.figures(rounds=1 if quick else 3, calls=100 if quick else 300),
     "validation": lambda quick: (
         validation_cost.per_message(1 if quick else 3, 50 if quick else 300) + validation_cost.suite_share()
     ),
     "read-context": lambda quick: bench_read_context.figures(max_size_mib=16 if quick else 1024, repeat=5 if quick else 15),
     "context-assembly": lambda quick: bench_context_assembly.figures(
-        [1_000, 10_000] if quick else [1_000, 10_000, 100_000, 1_000_000], 2 if quick else 3
+        [1_000, 10_000] if quick else [1_000, 10_000, 100_000, 1_000_000], 2
     ),
     "suite": lambda quick: suite_times.figures(rounds=1 if quick else 2),
 }

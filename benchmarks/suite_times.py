@@ -23,10 +23,6 @@ TRANSPORTS = {
     "mcp+http": (f"mcp+http+serve:{PYTHON} -m ctxconform.reference.mcp --http", ("shared-context", "read-context")),
 }
 
-# Measured once per bench run, to keep `nox -s bench` within its ten minutes: together they take as long as a round
-# of the other two.
-ONE_ROUND = {"http": "one run (time budget)", "mcp+http": "one run (time budget)"}
-
 
 def one_run(adapter: str, spec: str) -> tuple[float, int]:
     """Wall seconds of `ctxconform run` for one spec (process starts included), and how many tests ran."""
@@ -48,13 +44,11 @@ def one_run(adapter: str, spec: str) -> tuple[float, int]:
 
 
 def figures(rounds: int) -> list[Figure]:
-    """Per transport: seconds per spec, the total, and tests per second, each over `rounds` runs (HTTP and MCP: one)."""
+    """Per transport: seconds per spec, the total, and tests per second, each over `rounds` runs."""
     walls: dict[tuple[str, str], list[float]] = {}
     tests: dict[tuple[str, str], int] = {}
-    for round_number in range(rounds):  # transports take turns within a round
+    for _ in range(rounds):  # transports take turns within a round
         for name, (adapter, specs) in TRANSPORTS.items():
-            if round_number and name in ONE_ROUND:
-                continue
             for spec in specs:
                 elapsed, count = one_run(adapter, spec)
                 walls.setdefault((name, spec), []).append(elapsed)
@@ -64,8 +58,7 @@ def figures(rounds: int) -> list[Figure]:
         totals = [sum(run) for run in zip(*(walls[name, spec] for spec in specs), strict=True)]
         count = sum(tests[name, spec] for spec in specs)
         found += [figure(SECTION, f"{name} {spec}", "s", walls[name, spec], note=f"{tests[name, spec]} tests") for spec in specs]
-        note = f"{count} tests in {len(specs)} specs" + (f"; {ONE_ROUND[name]}" if name in ONE_ROUND else "")
-        found.append(figure(SECTION, f"{name} total", "s", totals, note=note))
+        found.append(figure(SECTION, f"{name} total", "s", totals, note=f"{count} tests in {len(specs)} specs"))
         found.append(figure(SECTION, f"{name} tests per second", "tests/s", [count / total for total in totals]))
     return _with_ratios(found)
 
