@@ -72,7 +72,7 @@ def table(report: BenchReport) -> str:
     """The figures as a Markdown table."""
     lines = ["| section | figure | median | spread | runs | ratio | goal |", "|---|---|---:|---:|---:|---:|---|"]
     for f in report.figures:
-        ratio = f"{f.ratio:.2f}x {f.ratio_to}" if f.ratio is not None else ""
+        ratio = f"{f.ratio:.3g}x {f.ratio_to}" if f.ratio is not None else ""
         goal = "" if f.goal is None else f"{f.goal}: {'met' if f.goal_met else 'NOT met'}"
         note = f" ({f.note})" if f.note else ""
         lines.append(f"| {f.section} | {f.name}{note} | {f.median:.4g} {f.unit} | {f.spread:.3g} | {f.runs} | {ratio} | {goal} |")
