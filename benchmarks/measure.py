@@ -1,8 +1,7 @@
-"""What the benchmarks share: percentiles, servers started for a measurement, and a redis-server of their own."""
+"""What the benchmarks share: percentiles, timed calls, scratch folders and a redis-server of their own."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import statistics
@@ -10,11 +9,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["PYTHON", "percentile", "redis_url", "served", "timed_calls"]
+__all__ = ["PYTHON", "percentile", "redis_url", "scratch", "timed_calls"]
 
 PYTHON = sys.executable
 
@@ -24,36 +23,14 @@ def percentile(samples: Sequence[float], p: int) -> float:
     return statistics.quantiles(samples, n=100)[p - 1] if len(samples) > 1 else samples[0]
 
 
-def timed_calls(call: object, count: int) -> list[float]:
+def timed_calls(call: Callable[[], object], count: int) -> list[float]:
     """Seconds each of `count` calls of `call()` took."""
-    assert callable(call)
     times = []
     for _ in range(count):
         started = time.perf_counter()
         call()
         times.append(time.perf_counter() - started)
     return times
-
-
-@contextmanager
-def served(command: list[str], env: dict[str, str]) -> Iterator[str]:
-    """Start a server that prints `listening on URL`, yield the URL, and stop it."""
-    process = subprocess.Popen(  # noqa: S603 - our own servers
-        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, **env}
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline().strip()
-        if not line.startswith("listening on "):
-            raise RuntimeError(f"{' '.join(command)} did not start: {line!r}")
-        yield line.removeprefix("listening on ")
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @contextmanager

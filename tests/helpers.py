@@ -103,3 +103,14 @@ def wait_for_lines(path: Path, count: int, seconds: float = 20) -> None:
             return
         time.sleep(0.05)
     pytest.fail(f"{path.name} got fewer than {count} lines in {seconds:g} s")
+
+
+def start_listening(
+    command: list[str], env: dict[str, str], stderr: Any = subprocess.DEVNULL
+) -> tuple[subprocess.Popen[str], str]:
+    """Start a server that prints `listening on URL` first, and return its process and the URL."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True, env={**os.environ, **env})
+    assert process.stdout is not None
+    line = process.stdout.readline().strip()
+    assert line.startswith("listening on http://"), line
+    return process, line.removeprefix("listening on ")

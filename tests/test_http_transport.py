@@ -29,7 +29,7 @@ from ctxconform.conformance.exceptions import (
     ImplementationUnavailable,
     ProtocolViolation,
 )
-from helpers import Cli, load_report, stop_process
+from helpers import Cli, load_report, start_listening, stop_process
 
 SECRET = "test-secret"  # noqa: S105 - a test secret, shared with the child on purpose
 SERVE = f"{sys.executable} -m ctxconform.reference.http --store sqlite:///{{state_dir}}/shared-context.sqlite3 --port 0"
@@ -61,12 +61,8 @@ class Server:
 def start_server(tmp_path: Path, *extra: str, stderr: Any = subprocess.DEVNULL) -> Server:
     """Start the reference HTTP server on a free port, its store in tmp_path, and wait for its listening line."""
     command = [sys.executable, "-m", "ctxconform.reference.http", "--store", f"sqlite:///{tmp_path}/x.db", "--port", "0"]
-    env = {**os.environ, "CTXCONFORM_TOKEN_SECRET": SECRET}
-    process = subprocess.Popen([*command, *extra], stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
-    assert process.stdout is not None
-    line = process.stdout.readline().strip()
-    host, _, port = line.removeprefix("listening on http://").rpartition(":")
-    assert line.startswith("listening on http://"), line
+    process, url = start_listening([*command, *extra], {"CTXCONFORM_TOKEN_SECRET": SECRET}, stderr)
+    host, _, port = url.removeprefix("http://").rpartition(":")
     return Server(process, host, int(port))
 
 

@@ -24,7 +24,7 @@ from ctxconform.conformance._mcp import json_rpc_refusal
 from ctxconform.conformance._specs import start_options
 from ctxconform.conformance.exceptions import ConfigurationError, ImplementationCrashed, ProtocolViolation
 from ctxconform.reference.shared_context import MAX_STORE_TOKENS
-from helpers import Cli, load_report, stop_process, wait_for_lines
+from helpers import Cli, load_report, start_listening, stop_process, wait_for_lines
 from mcp_load import McpSession, McpTarget, acknowledged_writes, filling_writes, session_as, timed_writes
 from redis_server import RedisServer, redis_server, start_redis
 
@@ -54,13 +54,8 @@ class McpServer:
 
 def start_mcp_server(tmp_path: Path, store: str | None = None, stderr: Any = subprocess.DEVNULL) -> McpServer:
     """Start the reference MCP server over HTTP on a free port, its store in tmp_path unless named."""
-    env = {**os.environ, "CTXCONFORM_TOKEN_SECRET": SECRET, "CTXCONFORM_STATE_DIR": str(tmp_path)}
-    command = [*SERVE.split(), *(["--store", store] if store else [])]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
-    assert process.stdout is not None
-    line = process.stdout.readline().strip()
-    assert line.startswith("listening on http://"), line
-    return McpServer(process, line.removeprefix("listening on "))
+    env = {"CTXCONFORM_TOKEN_SECRET": SECRET, "CTXCONFORM_STATE_DIR": str(tmp_path)}
+    return McpServer(*start_listening([*SERVE.split(), *(["--store", store] if store else [])], env, stderr))
 
 
 def stop_mcp_server(server: McpServer) -> None:

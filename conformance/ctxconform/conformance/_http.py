@@ -19,14 +19,13 @@ import hmac
 import http.client
 import json
 import os
-import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote, urlsplit
 
 from ctxconform.conformance._served import ServedChild
-from ctxconform.conformance._transport import command_for, start_environment
+from ctxconform.conformance._transport import Translator
 from ctxconform.conformance.exceptions import (
     ImplementationCrashed,
     ImplementationTimeout,
@@ -133,7 +132,7 @@ class _Connection:
         return ImplementationCrashed(f"{where}: {type(error).__name__}: {error}", detail=self._describe())
 
 
-class HttpTransport:
+class HttpTransport(Translator):
     """Talks to a shared-context service already running at host:port; restart only reconnects."""
 
     def __init__(self, host: str, port: int) -> None:
@@ -143,15 +142,6 @@ class HttpTransport:
     def open(self) -> None:
         """Find the tokens in the environment; the service is already running."""
         self._tokens = environment_tokens()
-
-    def exchange(self, message: Json, timeout: float) -> object:
-        """Translate one protocol message into HTTP and the answer back."""
-        if message["type"] == "start":
-            return self._start(message, timeout)
-        if message["type"] == "stop":
-            self.close(timeout)
-            return {"type": "stopped"}
-        return {"type": "reply", "seq": message["seq"], **self._call(message, timeout)}
 
     def close(self, timeout: float) -> None:  # noqa: ARG002 - nothing to wait for
         """Close the connection; the service keeps running."""
@@ -218,10 +208,8 @@ class HttpServeTransport(HttpTransport):
 
     def __init__(self, command: list[str]) -> None:
         super().__init__("127.0.0.1", 0)
-        self.command = command
-        self._secret = secrets.token_hex(32)
-        self._tokens = signed_tokens(self._secret)
-        self._child = ServedChild()
+        self._child = ServedChild(command)
+        self._tokens = signed_tokens(self._child.secret)
 
     def open(self) -> None:
         """Nothing to do until `start` says where the state is."""
@@ -236,9 +224,7 @@ class HttpServeTransport(HttpTransport):
         return self._child.detail()
 
     def _start(self, message: Json, timeout: float) -> Json:
-        env = start_environment(message)
-        self._child.spawn(command_for(self.command, env), {**os.environ, **env, "CTXCONFORM_TOKEN_SECRET": self._secret})
-        url = urlsplit(self._child.await_listening(timeout))
+        url = urlsplit(self._child.launch(message, timeout))
         if url.hostname is None or url.port is None:
             raise ProtocolViolation(f"the implementation is listening on {url.geturl()!r}: name the host and the port")
         self._connection = _Connection(url.hostname, url.port, self.detail)

@@ -30,7 +30,7 @@ from mcp import Client, MCPError, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
 from ctxconform.conformance._implementation import START_TIMEOUT
-from ctxconform.conformance._transport import command_for, start_environment
+from ctxconform.conformance._transport import Translator, command_for, start_environment
 from ctxconform.conformance.exceptions import (
     ImplementationCrashed,
     ImplementationErrored,
@@ -46,6 +46,7 @@ __all__ = [
     "TOOL_SPECS",
     "McpStdioTransport",
     "McpTransport",
+    "ToolCall",
     "json_rpc_refusal",
     "translate",
 ]
@@ -77,7 +78,7 @@ class _Connection:
     host: cf.Future[None]
 
 
-class McpTransport:
+class McpTransport(Translator):
     """Speaks the adapter protocol to the harness and MCP to an implementation: one connection, plus one per participant."""
 
     def __init__(self, command: list[str]) -> None:
@@ -103,16 +104,6 @@ class McpTransport:
 
     def open(self) -> None:
         """Nothing to do until `start` says where the state is."""
-
-    def exchange(self, message: Json, timeout: float) -> object:
-        """Translate one protocol message into MCP and the answer back."""
-        if message["type"] == "start":
-            return self._start(message, timeout)
-        if message["type"] == "stop":
-            self.close(timeout)
-            return {"type": "stopped"}
-        body = self._call(message["spec"], message["op"], message["args"], message.get("context") or {}, timeout)
-        return {"type": "reply", "seq": message["seq"], **body}
 
     def close(self, timeout: float) -> None:
         """Close every client (the SDK ends each server) and the event-loop thread."""
@@ -207,7 +198,8 @@ class McpTransport:
         self._portal.call(connection.stop.set)
         _finish(connection, timeout)
 
-    def _call(self, spec: str, op: str, args: object, context: Json, timeout: float) -> Json:
+    def _call(self, message: Json, timeout: float) -> Json:
+        spec, op, args, context = message["spec"], message["op"], message["args"], message.get("context") or {}
         portal = self._portal
         if portal is None:
             raise ImplementationCrashed("the MCP client is closed")
@@ -224,7 +216,7 @@ class McpTransport:
             result = portal.call(call)
         except ValueError as error:
             # The SDK's pydantic serializer refuses very deep nesting before anything is sent.
-            return self.unencodable(_Call(op, arguments, meta, context.get("participant")), timeout, error)
+            return self.unencodable(ToolCall(op, arguments, meta, context.get("participant")), timeout, error)
         except TimeoutError as error:
             raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail()) from error
         except MCPError as error:
@@ -235,7 +227,7 @@ class McpTransport:
             return json_rpc_refusal(error.code, str(error))
         return translate(result)
 
-    def unencodable(self, call: _Call, timeout: float, error: ValueError) -> Json:  # noqa: ARG002 - for subclasses
+    def unencodable(self, call: ToolCall, timeout: float, error: ValueError) -> Json:  # noqa: ARG002 - for subclasses
         """The reply to a call the SDK cannot encode: here a limit of this transport, not the implementation's (HARNESS)."""
         raise RuntimeError(f"{SDK_CANNOT_ENCODE}: {error}") from error
 
@@ -253,7 +245,7 @@ _REFUSALS: Final = frozenset({-32700, -32600, -32602})  # parse error, invalid r
 
 
 @dataclass(frozen=True)
-class _Call:
+class ToolCall:
     """One tool call as the transport sends it."""
 
     tool: str

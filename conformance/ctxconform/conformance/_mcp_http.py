@@ -13,8 +13,6 @@ JSON-RPC in an MCP session of its own.
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Final
@@ -24,9 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
 from ctxconform.conformance._http import TokenFor, environment_tokens, signed_tokens
-from ctxconform.conformance._mcp import McpTransport, _Call, json_rpc_refusal, translate
+from ctxconform.conformance._mcp import McpTransport, ToolCall, json_rpc_refusal, translate
 from ctxconform.conformance._served import ServedChild
-from ctxconform.conformance._transport import command_for, start_environment
 from ctxconform.conformance.exceptions import ImplementationCrashed, ImplementationTimeout, ProtocolViolation
 
 __all__ = ["McpHttpServeTransport", "McpHttpTransport"]
@@ -70,7 +67,7 @@ class McpHttpTransport(McpTransport):
         token = self._tokens(participant if isinstance(participant, str) else SYSTEM)
         return {} if token is None else {"Authorization": f"Bearer {token}"}
 
-    def unencodable(self, call: _Call, timeout: float, error: ValueError) -> Json:  # noqa: ARG002 - the SDK's complaint
+    def unencodable(self, call: ToolCall, timeout: float, error: ValueError) -> Json:  # noqa: ARG002 - the SDK's complaint
         """Send the call as raw JSON-RPC in a session of its own: the SDK cannot encode it, JSON can."""
         headers = {**self._headers(call.participant), "Accept": _ACCEPT, "Content-Type": "application/json"}
         with httpx2.Client(headers=headers, timeout=timeout) as http:
@@ -82,7 +79,7 @@ class McpHttpTransport(McpTransport):
                 raise ImplementationCrashed(f"{self.url}: {failure}", detail=self.stderr_tail()) from failure
 
 
-def _raw_call(http: httpx2.Client, url: str, call: _Call) -> Json:
+def _raw_call(http: httpx2.Client, url: str, call: ToolCall) -> Json:
     """Initialize a session, call the tool, and end the session."""
     hello = {"protocolVersion": _PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "ctxconform", "version": "0"}}
     opened = http.post(url, content=_json({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}))
@@ -111,7 +108,8 @@ def _message(response: httpx2.Response) -> Json:
     """The JSON-RPC message of a response: its JSON body, or the last event of its event stream."""
     body = response.text
     if response.headers.get("content-type", "").startswith("text/event-stream"):
-        body = [line[5:] for line in body.splitlines() if line.startswith("data:")][-1:][0] if "data:" in body else ""
+        events = [line.removeprefix("data:") for line in body.splitlines() if line.startswith("data:")]
+        body = events[-1] if events else ""
     try:
         message = json.loads(body)
     except ValueError as error:
@@ -126,9 +124,8 @@ class McpHttpServeTransport(McpHttpTransport):
 
     def __init__(self, command: list[str]) -> None:
         super().__init__("", command)
-        self._secret = secrets.token_hex(32)
-        self._tokens = signed_tokens(self._secret)
-        self._child = ServedChild()
+        self._child = ServedChild(command)
+        self._tokens = signed_tokens(self._child.secret)
 
     def open(self) -> None:
         """Nothing to do until `start` says where the state is."""
@@ -147,7 +144,5 @@ class McpHttpServeTransport(McpHttpTransport):
         return self._child.detail()
 
     def _start(self, message: Json, timeout: float) -> Json:
-        env = start_environment(message)
-        self._child.spawn(command_for(self.command, env), {**os.environ, **env, "CTXCONFORM_TOKEN_SECRET": self._secret})
-        self.url = self._child.await_listening(timeout)
+        self.url = self._child.launch(message, timeout)
         return super()._start(message, timeout)

@@ -1,16 +1,23 @@
-"""A child process that serves on a port it announces with a ``listening on http://...`` line on stdout."""
+"""A child process that serves on a port it announces with a ``listening on http://...`` line on stdout.
+
+The harness starts the user's command with the start options (CTXCONFORM_* variables and `{placeholders}`) and a
+fresh secret in CTXCONFORM_TOKEN_SECRET, with which it signs the participants' bearer tokens.
+"""
 
 from __future__ import annotations
 
+import os
 import queue
 import re
+import secrets
 import subprocess
 import threading
 import time
 from collections import deque
-from typing import IO, Final
+from typing import IO, Any, Final
 
 from ctxconform.conformance._stdio import terminate_group
+from ctxconform.conformance._transport import command_for, start_environment
 from ctxconform.conformance.exceptions import ImplementationCrashed, ImplementationTimeout, ImplementationUnavailable
 
 __all__ = ["ServedChild"]
@@ -22,10 +29,18 @@ _STDERR_TAIL: Final = 64 * 1024
 class ServedChild:
     """Starts a serving command, waits for its address, keeps the tail of its stderr, and ends its process group."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: list[str]) -> None:
+        self.command = command
+        self.secret = secrets.token_hex(32)
         self._process: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes] = queue.Queue()
         self._stderr: deque[bytes] = deque()
+
+    def launch(self, message: dict[str, Any], timeout: float) -> str:
+        """Start the command for a start message and return the URL it listens on."""
+        env = start_environment(message)
+        self.spawn(command_for(self.command, env), {**os.environ, **env, "CTXCONFORM_TOKEN_SECRET": self.secret})
+        return self.await_listening(timeout)
 
     def spawn(self, command: list[str], env: dict[str, str]) -> None:
         """Start `command` in a process group of its own; raise ImplementationUnavailable when it cannot run."""

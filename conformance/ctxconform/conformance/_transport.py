@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-__all__ = ["Transport", "command_for", "start_environment"]
+__all__ = ["Translator", "Transport", "command_for", "start_environment"]
 
 
 class Transport(Protocol):
@@ -19,6 +19,31 @@ class Transport(Protocol):
 
     def close(self, timeout: float) -> None:
         """Stop the implementation and release everything; never raises, never leaves a process behind."""
+
+
+class Translator:
+    """The `exchange` of a transport that speaks another protocol: start, stop and each call are translated."""
+
+    def exchange(self, message: dict[str, Any], timeout: float) -> object:
+        """Translate one protocol message and the answer back."""
+        if message["type"] == "start":
+            return self._start(message, timeout)
+        if message["type"] == "stop":
+            self.close(timeout)
+            return {"type": "stopped"}
+        return {"type": "reply", "seq": message["seq"], **self._call(message, timeout)}
+
+    def close(self, timeout: float) -> None:
+        """Release the connection (and end the implementation, when the transport started it)."""
+        raise NotImplementedError
+
+    def _start(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """The `started` answer to a start message."""
+        raise NotImplementedError
+
+    def _call(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """The reply body (`result`, `error` or `errored`) of a call message."""
+        raise NotImplementedError
 
 
 def start_environment(message: Mapping[str, Any]) -> dict[str, str]:
