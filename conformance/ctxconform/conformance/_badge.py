@@ -14,6 +14,7 @@ __all__ = ["Badge", "badge_for"]
 _COLOURS: Final = {
     "conformant": "#2e7d32",
     "known-failures": "#b26a00",
+    "partial": "#1565c0",
     "not-conformant": "#c62828",
     "unavailable": "#616161",
     "error": "#616161",
@@ -21,6 +22,7 @@ _COLOURS: Final = {
 _STATUS_TEXT: Final = {
     "conformant": "conformant",
     "known-failures": "known failures",
+    "partial": "partial run",
     "not-conformant": "not conformant",
     "unavailable": "unavailable",
     "error": "error",

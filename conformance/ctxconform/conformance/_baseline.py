@@ -120,7 +120,10 @@ def _against(test: TestResult, baseline: Baseline) -> TestResult:
     if test.verdict in FAILING:
         entry = next((e for e in baseline.known_failures if e.covers(test)), None)
         if entry is not None:
-            return test.model_copy(update={"verdict": "XFAIL", "message": f"known failure ({test.verdict}): {test.message}"})
+            known = [c.model_copy(update={"verdict": "XFAIL"}) if c.verdict in FAILING else c for c in test.charges]
+            return test.model_copy(
+                update={"verdict": "XFAIL", "message": f"known failure ({test.verdict}): {test.message}", "charges": known}
+            )
         return test
     if test.verdict == "PASS" and any(e.test == test.id for e in baseline.known_failures):
         return test.model_copy(update={"verdict": "XPASS", "message": "passes, but the baseline lists it: remove the entry"})

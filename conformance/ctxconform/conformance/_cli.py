@@ -23,11 +23,13 @@ from ctxconform.conformance._baseline import Baseline, KnownFailure, baseline_fr
 from ctxconform.conformance._ctrf import render_ctrf
 from ctxconform.conformance._html import render_html
 from ctxconform.conformance._junit import render_junit
+from ctxconform.conformance._ledger import lookup
 from ctxconform.conformance._markdown import render_markdown
 from ctxconform.conformance._mutation import MutantOutcome, MutationOptions, MutationReport, mutation_report, run_mutants
 from ctxconform.conformance._profiles import PROFILES
 from ctxconform.conformance._registry import LEVELS, coverage_problems
 from ctxconform.conformance._report import ImplementationReport, Report, implementation_report, tests_in
+from ctxconform.conformance._results import ProblemLine, ResultLine, TestLine
 from ctxconform.conformance._runner import RunOptions, collect_requirements, run_suite
 from ctxconform.conformance._specdiff import CHANGE_KINDS, diff_specs, load_tree
 from ctxconform.conformance._specdiff import render_markdown as render_spec_diff
@@ -79,7 +81,21 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--max-restarts", type=int, default=5, metavar="N", help="restart a broken implementation at most N times (default: 5)"
     )
-    run.add_argument("--test", metavar="EXPR", help="only tests matching this pytest -k expression")
+    run.add_argument(
+        "--test",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only the test of this exact node id (repeatable; as in a report's replay)",
+    )
+    run.add_argument("--keyword", metavar="EXPR", help="only tests matching this pytest -k expression")
+    run.add_argument(
+        "--requirement",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only the tests declaring this requirement id (repeatable)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress display")
     run.add_argument(
         "--baseline", type=Path, metavar="FILE", help="known failures of the implementation: XFAIL, or XPASS when stale"
@@ -111,6 +127,11 @@ def _add_mutants_parser(commands: Any) -> None:
     mutants.add_argument("--seed", type=int, help="seed of hypothesis and of --sample (default: random)")
     mutants.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="how long one call may take")
     mutants.add_argument("--quiet", action="store_true", help="print only the summary")
+    mutants.add_argument(
+        "--whole",
+        action="store_true",
+        help="run each mutant against its spec's whole suite and print charging recall, precision and collateral",
+    )
     mutants.set_defaults(command=_mutants)
 
 
@@ -163,7 +184,9 @@ def _run(options: argparse.Namespace) -> int:
             seed,
             options.timeout,
             Path(work),
-            options.test,
+            tuple(options.test),
+            options.keyword,
+            tuple(_known_requirements(options.requirement)),
             not options.quiet,
             options.max_restarts,
         )
@@ -177,6 +200,7 @@ def _run(options: argparse.Namespace) -> int:
         profile=profile,
         level=options.level,
         argv=sys.argv[1:],
+        partial=run_options.partial,
         conformant=all(i.status == "conformant" for i in implementations),
         implementations=implementations,
     )
@@ -192,11 +216,11 @@ class _Baselining:
     baseline: Baseline | None
     specs: frozenset[str] = frozenset()
 
-    def for_run(self, adapter: str, lines: list[dict[str, Any]], exit_code: int) -> Baseline | None:
+    def for_run(self, adapter: str, lines: list[ResultLine], exit_code: int) -> Baseline | None:
         """The baseline to apply: the file's, or with --update-baseline a new one written from this complete run."""
         if not self.update or self.path is None:
             return self.baseline
-        if any(line["event"] == "unavailable" for line in lines):
+        if any(line.event == "unavailable" for line in lines):
             print(f"ctxconform: the implementation could not start; {self.path} is unchanged", file=sys.stderr)
             return self.baseline
         partial = _partial(lines, exit_code)
@@ -226,16 +250,23 @@ def _baselining(options: argparse.Namespace, adapters: list[Adapter]) -> _Baseli
         raise ConfigurationError("a baseline belongs to one implementation: give a single --adapter with --baseline")
     if not options.update_baseline:
         return _Baselining(options.baseline, False, load_baseline(options.baseline) if options.baseline else None)
-    filters = [flag for flag, used in (("--test", options.test), ("--level", options.level != "MAY")) if used]
+    used = (("--test", options.test), ("--keyword", options.keyword), ("--requirement", options.requirement))
+    filters = [flag for flag, value in (*used, ("--level", options.level != "MAY")) if value]
     if filters:
         raise ConfigurationError(f"--update-baseline needs a complete run, and {', '.join(filters)} filters it: drop them")
     existing = load_baseline(options.baseline) if options.baseline.exists() else None
     return _Baselining(options.baseline, True, existing, frozenset(s.spec for s in resolve_specs(options.spec)))
 
 
-def _partial(lines: list[dict[str, Any]], exit_code: int) -> str:
-    events = {line["event"] for line in lines}
-    verdicts = {line["verdict"] for line in lines if line["event"] == "test"}
+def _known_requirements(ids: list[str]) -> list[str]:
+    for rid in ids:
+        lookup(rid)  # a ConfigurationError (exit 2) names an unknown id
+    return ids
+
+
+def _partial(lines: list[ResultLine], exit_code: int) -> str:
+    events = {line.event for line in lines}
+    verdicts = {line.verdict for line in lines if isinstance(line, TestLine)}
     reasons = [
         ("the suite could not run", "configuration" in events or not verdicts),
         ("the restarts ran out", "restarts-exhausted" in events),
@@ -250,15 +281,20 @@ def _run_one(adapter: Adapter, options: RunOptions, index: int, baselining: _Bas
         print(f"{adapter.text}: {', '.join(s.spec for s in options.specs)}", file=sys.stderr)
     run = run_suite(adapter, options, index)
     lines = run.lines
-    if not any(line["event"] == "test" for line in lines) and not any(
-        line["event"] in ("unavailable", "configuration") for line in lines
-    ):
+    if not any(line.event in ("test", "unavailable", "configuration") for line in lines):
         tail = run.log.read_text(encoding="utf-8", errors="replace")[-1500:]
-        lines = [*lines, {"event": "configuration", "message": f"the suite ran no test (pytest exit {run.exit_code}):\n{tail}"}]
+        problem = ProblemLine(event="configuration", message=f"the suite ran no test (pytest exit {run.exit_code}):\n{tail}")
+        lines = [*lines, problem]
     registries = [spec.registry for spec in options.specs]
     baseline = baselining.for_run(adapter.text, lines, run.exit_code)
     return implementation_report(
-        adapter.text, lines, registries, replay=options.replay(adapter), duration_s=run.duration_s, baseline=baseline
+        adapter.text,
+        lines,
+        registries,
+        replay=options.replay(adapter),
+        duration_s=run.duration_s,
+        baseline=baseline,
+        partial=options.partial,
     )
 
 
@@ -320,7 +356,7 @@ def _exit_code(implementations: list[ImplementationReport]) -> int:
     statuses = {i.status for i in implementations}
     if "unavailable" in statuses:
         return EXIT_UNAVAILABLE
-    if statuses <= {"conformant", "known-failures"}:
+    if statuses <= {"conformant", "known-failures", "partial"}:
         return EXIT_CONFORMANT
     return EXIT_NOT_CONFORMANT
 
@@ -333,10 +369,18 @@ def _mutants(options: argparse.Namespace) -> int:
     seed, profile = _seed(options), _profile(options)
     clock = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ctxconform-mutants-") as work:
-        run_options = MutationOptions(seed, profile, options.timeout, Path(work))
+        run_options = MutationOptions(seed, profile, options.timeout, Path(work), whole=options.whole)
         outcomes = [_show_outcome(o, options.quiet) for o in run_mutants(names, run_options, min(options.jobs, len(names)))]
     specs = [spec.spec for spec in resolve_specs(options.spec)]
-    report = mutation_report(outcomes, specs, seed=seed, profile=profile, complete=complete, duration_s=time.monotonic() - clock)
+    report = mutation_report(
+        outcomes,
+        specs,
+        seed=seed,
+        profile=profile,
+        complete=complete,
+        duration_s=time.monotonic() - clock,
+        whole=options.whole,
+    )
     (report_dir / "mutants.json").write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
     _print_mutation_summary(report, report_dir)
     return EXIT_CONFORMANT if report.killed == len(outcomes) and not report.uncovered else EXIT_NOT_CONFORMANT
@@ -384,7 +428,18 @@ def _print_mutation_summary(report: MutationReport, report_dir: Path) -> None:
         print(f"  SURVIVED {outcome.name} ({', '.join(outcome.breaks)}): {outcome.message.splitlines()[0]}")
     for rid in report.uncovered:
         print(f"  no killed mutant breaks {rid}")
+    if report.charging:
+        _print_charging(report)
     print(f"seed {report.seed}; report: {report_dir / 'mutants.json'}")
+
+
+def _print_charging(report: MutationReport) -> None:
+    print(f"\n{'charging':<20} {'mutants':>7} {'recall':>7} {'precision':>9} {'collateral':>10} {'max':>4}  worst mutant")
+    for spec, figures in report.charging.items():
+        print(
+            f"{spec:<20} {figures.mutants:>7} {figures.recall:>7.1%} {figures.precision:>9.1%} "
+            f"{figures.mean_collateral:>10.2f} {figures.max_collateral:>4}  {figures.worst}"
+        )
 
 
 def _seed(options: argparse.Namespace) -> int:

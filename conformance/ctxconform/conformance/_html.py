@@ -222,6 +222,8 @@ def _label(index: int, imp: ImplementationReport) -> str:
 
 def _overall(report: Report) -> str:
     known = {i.status for i in report.implementations} == {"known-failures"}
+    if {i.status for i in report.implementations} == {"partial"}:
+        return "partial run: no failure, but not every test ran"
     return "conformant" if report.conformant else ("known failures only" if known else "NOT conformant")
 
 

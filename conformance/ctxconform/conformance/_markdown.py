@@ -13,7 +13,14 @@ _SHOWN = 30
 def render_markdown(report: Report) -> str:
     """Return the report as Markdown."""
     known = {i.status for i in report.implementations} == {"known-failures"}
-    verdict = "conformant" if report.conformant else ("known failures only" if known else "NOT conformant")
+    partial = {i.status for i in report.implementations} == {"partial"}
+    verdict = (
+        "conformant"
+        if report.conformant
+        else (
+            "known failures only" if known else "partial run: no failure, but not every test ran" if partial else "NOT conformant"
+        )
+    )
     lines = [
         "# ctxconform report",
         "",

@@ -37,6 +37,7 @@ from ctxconform.conformance.exceptions import (
     ImplementationTimeout,
     ImplementationUnavailable,
     ProtocolViolation,
+    Uncarriable,
 )
 
 __all__ = [
@@ -228,8 +229,8 @@ class McpTransport(Translator):
         return translate(result)
 
     def unencodable(self, call: ToolCall, timeout: float, error: ValueError) -> Json:  # noqa: ARG002 - for subclasses
-        """The reply to a call the SDK cannot encode: here a limit of this transport, not the implementation's (HARNESS)."""
-        raise RuntimeError(f"{SDK_CANNOT_ENCODE}: {error}") from error
+        """The reply to a call the SDK cannot encode: a limit of this transport, so the test is skipped with that reason."""
+        raise Uncarriable("MCP stdio", f"{SDK_CANNOT_ENCODE} ({str(error)[:200]})") from error
 
 
 def json_rpc_refusal(code: int, message: str) -> Json:

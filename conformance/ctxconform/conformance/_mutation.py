@@ -23,15 +23,18 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from ctxconform.conformance._registry import LEVELS, Level, Registry
-from ctxconform.conformance._report import read_results
+from ctxconform.conformance._report import TestResult, requirement_verdict, tests_in
+from ctxconform.conformance._results import read_lines
 from ctxconform.conformance._specs import SPECS, suite_root
-from ctxconform.conformance._verdicts import BAD
+from ctxconform.conformance._verdicts import BAD, Verdict
 
 __all__ = [
     "MUTATION_SCHEMA_ID",
+    "ChargingFigures",
     "MutantOutcome",
     "MutationOptions",
     "MutationReport",
+    "charging_figures",
     "mutation_report",
     "mutation_schema",
     "run_mutant",
@@ -58,6 +61,20 @@ class MutantOutcome(BaseModel):
     failed_tests: list[str] = Field(description="the tests that caught it")
     duration_s: float = Field(ge=0)
     message: str = Field(description="why the mutant survived or could not be checked; empty when killed")
+    flagged: list[str] = Field(default=[], description="every requirement with a bad verdict (whole-suite runs)")
+    collateral: list[str] = Field(default=[], description="flagged requirements the mutant does not break")
+
+
+class ChargingFigures(BaseModel):
+    """How precisely a spec's suite charges the failures mutants cause (whole-suite runs only)."""
+
+    model_config = _FROZEN
+    mutants: int = Field(ge=0)
+    recall: float = Field(ge=0, le=1, description="share of mutants with at least one broken requirement flagged")
+    precision: float = Field(ge=0, le=1, description="share of flagged requirements that the mutant breaks")
+    mean_collateral: float = Field(ge=0, description="flagged requirements not broken, per mutant")
+    max_collateral: int = Field(ge=0, description="the most collateral requirements of any one mutant")
+    worst: str = Field(description="the mutant with the most collateral requirements")
 
 
 class MutationReport(BaseModel):
@@ -75,6 +92,8 @@ class MutationReport(BaseModel):
     per_spec: dict[str, dict[str, int]] = Field(description="spec -> {mutants, killed}")
     per_level: dict[str, dict[str, int]] = Field(description="level -> {mutants, killed}")
     uncovered: list[str] = Field(description="testable MUST requirements no killed mutant breaks")
+    whole: bool = Field(default=False, description="each mutant ran its spec's whole suite, so charging is measured")
+    charging: dict[str, ChargingFigures] = Field(default={}, description="spec (and 'all') -> charging figures")
 
 
 @dataclass(frozen=True)
@@ -85,6 +104,7 @@ class MutationOptions:
     profile: str
     timeout: float
     work_dir: Path
+    whole: bool = False
 
 
 def run_mutant(name: str, options: MutationOptions) -> MutantOutcome:
@@ -94,11 +114,13 @@ def run_mutant(name: str, options: MutationOptions) -> MutantOutcome:
     mutant = mutant_named(name)
     results = options.work_dir / f"mutant-{name}.jsonl"
     started = time.monotonic()
-    arguments = [*_arguments(mutant.adapter, mutant.spec, mutant.breaks, options), f"--ctxconform-results={results}"]
+    selection = () if options.whole else mutant.breaks
+    arguments = [*_arguments(mutant.adapter, mutant.spec, selection, options), f"--ctxconform-results={results}"]
     output = _pytest_in_process(arguments)
-    tests = [line for line in read_results(results) if line["event"] == "test"]
-    caught = [t for t in tests if t["verdict"] in BAD]
-    killed_by = sorted({rid for t in caught for rid in t["failed_requirements"]} & set(mutant.breaks))
+    tests = tests_in(read_lines(results), replay="")
+    caught = [t for t in tests if t.verdict in BAD]
+    flagged = _flagged(tests)
+    killed_by = sorted(set(flagged) & set(mutant.breaks))
     return MutantOutcome(
         name=name,
         spec=mutant.spec,
@@ -108,10 +130,20 @@ def run_mutant(name: str, options: MutationOptions) -> MutantOutcome:
         killed=bool(killed_by),
         killed_by=killed_by,
         tests=len(tests),
-        failed_tests=[t["id"] for t in caught],
+        failed_tests=[t.id for t in caught],
         duration_s=round(time.monotonic() - started, 3),
-        message="" if killed_by else _survival(tests, caught, output),
+        message="" if killed_by else _survival(tests, flagged, output),
+        flagged=flagged,
+        collateral=sorted(set(flagged) - set(mutant.breaks)),
     )
+
+
+def _flagged(tests: list[TestResult]) -> list[str]:
+    charged: dict[str, list[Verdict]] = {}
+    for test in tests:
+        for charge in test.charges:
+            charged.setdefault(charge.requirement, []).append(charge.verdict)
+    return sorted(rid for rid, verdicts in charged.items() if requirement_verdict(verdicts) in BAD)
 
 
 def run_mutants(names: list[str], options: MutationOptions, jobs: int) -> Iterator[MutantOutcome]:
@@ -135,7 +167,14 @@ def uncovered_requirements(outcomes: Iterable[MutantOutcome], specs: Iterable[st
 
 
 def mutation_report(
-    outcomes: list[MutantOutcome], specs: list[str], *, seed: int, profile: str, complete: bool, duration_s: float
+    outcomes: list[MutantOutcome],
+    specs: list[str],
+    *,
+    seed: int,
+    profile: str,
+    complete: bool,
+    duration_s: float,
+    whole: bool = False,
 ) -> MutationReport:
     """Summarize outcomes: kill rate, counts per spec and level, and (for whole runs) uncovered MUST requirements."""
     killed = sum(o.killed for o in outcomes)
@@ -150,6 +189,30 @@ def mutation_report(
         per_spec=_tally(outcomes, lambda o: o.spec),
         per_level=_tally(outcomes, lambda o: o.level),
         uncovered=uncovered_requirements(outcomes, specs) if complete else [],
+        whole=whole,
+        charging=charging_figures(outcomes) if whole else {},
+    )
+
+
+def charging_figures(outcomes: list[MutantOutcome]) -> dict[str, ChargingFigures]:
+    """Recall, precision and collateral per spec and over all ('all'), from whole-suite mutant runs."""
+    groups: dict[str, list[MutantOutcome]] = {"all": list(outcomes)}
+    for outcome in outcomes:
+        groups.setdefault(outcome.spec, []).append(outcome)
+    return {name: _figures(group) for name, group in sorted(groups.items()) if group}
+
+
+def _figures(outcomes: list[MutantOutcome]) -> ChargingFigures:
+    flagged = sum(len(o.flagged) for o in outcomes)
+    right = sum(len(set(o.flagged) & set(o.breaks)) for o in outcomes)
+    worst = max(outcomes, key=lambda o: len(o.collateral))
+    return ChargingFigures(
+        mutants=len(outcomes),
+        recall=round(sum(o.killed for o in outcomes) / len(outcomes), 4),
+        precision=round(right / flagged, 4) if flagged else 1.0,
+        mean_collateral=round(sum(len(o.collateral) for o in outcomes) / len(outcomes), 2),
+        max_collateral=len(worst.collateral),
+        worst=worst.name,
     )
 
 
@@ -169,7 +232,7 @@ def _strongest(registry: Registry, ids: tuple[str, ...]) -> Level:
     return min(levels, key=LEVELS.index, default="MUST")
 
 
-def _arguments(adapter: str, spec: str, breaks: tuple[str, ...], options: MutationOptions) -> list[str]:
+def _arguments(adapter: str, spec: str, breaks: tuple[str, ...] | tuple[()], options: MutationOptions) -> list[str]:
     root = suite_root()
     return [
         str(SPECS[spec].directory),
@@ -195,12 +258,11 @@ def _pytest_in_process(arguments: list[str]) -> str:
     return output.getvalue()
 
 
-def _survival(tests: list[dict[str, Any]], caught: list[dict[str, Any]], output: str) -> str:
+def _survival(tests: list[TestResult], flagged: list[str], output: str) -> str:
     if not tests:
         return f"no test of these requirements ran:\n{output[-1500:]}"
-    if caught:
-        charged = sorted({rid for t in caught for rid in t["failed_requirements"]})
-        return f"tests failed, but charged other requirements: {', '.join(charged)}"
+    if flagged:
+        return f"tests failed, but charged other requirements: {', '.join(flagged)}"
     return f"all {len(tests)} tests of these requirements passed: the suite has a hole here"
 
 

@@ -7,7 +7,6 @@ the ``implementation`` fixture, so it never changes other projects' test runs.
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
 import sys
 import tempfile
@@ -21,11 +20,13 @@ import pytest
 from ctxconform.conformance._adapters import connect, parse_adapter
 from ctxconform.conformance._clip import clip
 from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance._judgement import Judgement, judge
+from ctxconform.conformance._ledger import Ledger, activate, lookup
 from ctxconform.conformance._profiles import register_profiles
-from ctxconform.conformance._registry import LEVELS, Level, Requirement, load_registry
+from ctxconform.conformance._registry import LEVELS, Level, Requirement
+from ctxconform.conformance._results import CollectedLine, EventLine, ProblemLine, StartedLine, TestLine, write_line
 from ctxconform.conformance._specs import start_options
 from ctxconform.conformance._unique import reseed
-from ctxconform.conformance._verdicts import Verdict, classify
 from ctxconform.conformance.exceptions import ConfigurationError, ImplementationUnavailable
 
 __all__ = ["Harness", "requirement_ids"]
@@ -33,7 +34,8 @@ __all__ = ["Harness", "requirement_ids"]
 register_profiles()
 
 _HARNESS: Final = pytest.StashKey["Harness"]()
-_VERDICT: Final = pytest.StashKey[tuple[Verdict, tuple[str, ...], str]]()
+_JUDGEMENT: Final = pytest.StashKey[Judgement]()
+_LEDGER: Final = pytest.StashKey[Ledger]()
 _MARKS: Final = {
     "PASS": ".",
     "FAIL": "F",
@@ -63,6 +65,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--ctxconform-requirement", action="append", default=[], help="run only the tests naming this requirement id (repeatable)"
     )
+    group.addoption("--ctxconform-test", action="append", default=[], help="run only the test of this exact node id (repeatable)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -91,16 +94,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     level = config.getoption("--ctxconform-level")
     wanted = frozenset(_lookup(rid).id for rid in config.getoption("--ctxconform-requirement"))
+    tests = frozenset(config.getoption("--ctxconform-test"))
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     for item in items:
-        (keep if _selected(item, level, wanted) else drop).append(item)
+        (keep if _selected(item, level, wanted, tests) else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
 
 
-def _selected(item: pytest.Item, level: Level, wanted: frozenset[str]) -> bool:
+def _selected(item: pytest.Item, level: Level, wanted: frozenset[str], tests: frozenset[str]) -> bool:
+    if tests and item.nodeid not in tests:
+        return False
     requirements = [_lookup(rid) for rid in requirement_ids(item)]
     if requirements and not any(r.at_least(level) for r in requirements):
         return False
@@ -108,9 +114,9 @@ def _selected(item: pytest.Item, level: Level, wanted: frozenset[str]) -> bool:
 
 
 def _write_listing(path: Path, items: list[pytest.Item]) -> None:
-    with path.open("w", encoding="utf-8") as out:
-        for item in items:
-            out.write(json.dumps({"id": item.nodeid, "requirements": list(requirement_ids(item))}) + "\n")
+    path.unlink(missing_ok=True)
+    for item in items:
+        write_line(path, CollectedLine(id=item.nodeid, requirements=list(requirement_ids(item))))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -120,17 +126,25 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     harness.begin(item)
     reseed(item.config.getoption("hypothesis_seed", None), item.nodeid)
     ids = requirement_ids(item)
+    ledger = Ledger(test=item.nodeid, declared=frozenset(ids), features=harness.features)
+    item.stash[_LEDGER] = ledger
+    activate(ledger)
     if "implementation" not in getattr(item, "fixturenames", ()):
         return
     harness.heal()
     if not ids:
         return
     implementation = harness.implementation()
-    features = {_lookup(rid).feature for rid in ids}
     spec = ids[0].split("/")[0]
     if spec not in implementation.info.specs:
         pytest.skip(f"the implementation does not implement {spec}")
-    if None not in features and not features & implementation.features(spec):
+    features = {_lookup(rid).feature for rid in ids}
+    declared = implementation.features(spec)
+    for rid in ids:
+        feature = _lookup(rid).feature
+        if feature is not None and feature not in declared:
+            ledger.skipped[rid] = f"the implementation does not declare feature {feature}"
+    if None not in features and not features & declared:
         pytest.skip(f"the implementation does not declare feature(s) {', '.join(sorted(map(str, features)))}")
 
 
@@ -149,8 +163,9 @@ def pytest_runtest_makereport(
     """Turn each phase's outcome into a verdict, kept until the test is recorded."""
     report: pytest.TestReport = yield
     if report.when == "call" or (report.when == "setup" and not report.passed):
-        item.stash[_VERDICT] = _verdict(report, call)
+        item.stash[_JUDGEMENT] = judge(report, call, item.stash[_LEDGER])
     elif report.when == "teardown":
+        activate(None)
         item.config.stash[_HARNESS].finish(item)
     return report
 
@@ -161,44 +176,11 @@ def implementation(request: pytest.FixtureRequest) -> Implementation:
     return request.config.stash[_HARNESS].implementation()
 
 
-def _verdict(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[Verdict, tuple[str, ...], str]:
-    if report.passed:
-        return "PASS", (), ""
-    if report.skipped:
-        return "SKIP", (), _skip_reason(report)
-    if call.excinfo is None:
-        return "HARNESS", (), report.longreprtext[-2000:]
-    verdict, pinned = classify(call.excinfo.value)
-    if report.when == "setup" and verdict == "FAIL":
-        verdict = "HARNESS"
-    if verdict == "HARNESS":
-        return verdict, pinned, report.longreprtext[-4000:]
-    return verdict, pinned, _describe(call.excinfo)
-
-
-def _describe(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
-    # Cheaper than rendering the traceback, and all a reader needs: where, what, and hypothesis's example.
-    error = excinfo.value
-    entry = excinfo.traceback[-1] if excinfo.traceback else None
-    where = f"{entry.path}:{entry.lineno + 1}\n" if entry is not None else ""
-    detail = getattr(error, "detail", "")
-    notes = "\n".join(getattr(error, "__notes__", ()))
-    return "\n".join(part for part in (f"{where}{type(error).__name__}: {error}", detail[-1500:], notes) if part)[-4000:]
-
-
-def _skip_reason(report: pytest.TestReport) -> str:
-    longrepr = report.longrepr
-    if isinstance(longrepr, tuple):  # (path, line, "Skipped: reason")
-        return str(longrepr[2]).removeprefix("Skipped: ")
-    return str(longrepr)
-
-
 def _lookup(requirement_id: str) -> Requirement:
-    spec = requirement_id.split("/", maxsplit=1)[0]
     try:
-        return load_registry(spec)[requirement_id]
-    except (KeyError, ConfigurationError) as error:
-        raise pytest.UsageError(f"unknown requirement id {requirement_id!r}: add it to the registry or fix the test") from error
+        return lookup(requirement_id)
+    except ConfigurationError as error:
+        raise pytest.UsageError(error.message) from None
 
 
 class Harness:
@@ -231,14 +213,18 @@ class Harness:
                 implementation = connect(adapter, self._state_dir, timeout=timeout, options=options)
                 implementation.start()
             except ConfigurationError as error:
-                self._write({"event": "configuration", "message": error.message})
+                self._write(ProblemLine(event="configuration", message=error.message))
                 pytest.exit(error.message, returncode=2)
             except ImplementationUnavailable as error:
-                self._write({"event": "unavailable", "message": str(error)})
+                self._write(ProblemLine(event="unavailable", message=str(error)))
                 pytest.exit(str(error), returncode=3)
             self._implementation = implementation
-            self._write({"event": "started", "adapter": adapter_text, "implementation": implementation.info.describe()})
+            self._write(StartedLine(adapter=adapter_text, implementation=implementation.info.describe()))
         return self._implementation
+
+    def features(self, spec: str) -> frozenset[str]:
+        """The optional features the implementation declares for `spec`."""
+        return self.implementation().features(spec)
 
     def heal(self) -> None:
         """Restart an implementation that an earlier test broke, within the restart budget, and redo its setup."""
@@ -289,22 +275,22 @@ class Harness:
 
     def finish(self, item: pytest.Item) -> None:
         """Write one result line for a finished test."""
-        verdict, pinned, message = item.stash.get(_VERDICT, ("PASS", (), ""))
+        ledger = item.stash.get(_LEDGER, None) or Ledger(test=item.nodeid, declared=frozenset(requirement_ids(item)))
+        judgement = item.stash.get(_JUDGEMENT, None) or judge(None, None, ledger)
         ids = requirement_ids(item)
-        record = {
-            "event": "test",
-            "id": item.nodeid,
-            "name": item.name,
-            "spec": ids[0].split("/")[0] if ids else None,
-            "requirements": list(ids),
-            "failed_requirements": list(pinned or (ids if verdict not in ("PASS", "SKIP") else ())),
-            "verdict": verdict,
-            "duration_s": round(max(0.0, time.monotonic() - self._started_at.pop(item.nodeid, time.monotonic())), 6),
-            "message": message,
-            "transcript": self._transcript() if verdict not in ("PASS", "SKIP") else [],
-        }
-        self._write(record)
-        self._show(verdict)
+        line = TestLine(
+            id=item.nodeid,
+            name=item.name,
+            spec=ids[0].split("/")[0] if ids else None,
+            requirements=list(ids),
+            charges=list(judgement.charges),
+            verdict=judgement.verdict,
+            duration_s=round(max(0.0, time.monotonic() - self._started_at.pop(item.nodeid, time.monotonic())), 6),
+            message=judgement.message,
+            transcript=self._transcript() if judgement.verdict not in ("PASS", "SKIP") else [],
+        )
+        self._write(line)
+        self._show(judgement.verdict)
 
     def close(self) -> None:
         """Stop the implementation and remove its state."""
@@ -327,12 +313,11 @@ class Harness:
 
     def _event(self, kind: str, message: str, **fields: Any) -> None:
         at = round(time.monotonic() - self._clock, 3)
-        self._write({"event": kind, "at_s": at, "test": self._current, "message": message, **fields})
+        self._write(EventLine(event=kind, at_s=at, test=self._current, message=message, **fields))  # type: ignore[arg-type]
 
-    def _write(self, record: dict[str, Any]) -> None:
+    def _write(self, line: StartedLine | ProblemLine | EventLine | TestLine) -> None:
         if self._results:
-            with Path(self._results).open("a", encoding="utf-8") as out:
-                out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            write_line(Path(self._results), line)
 
     def _show(self, verdict: str) -> None:
         if not self._progress:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections import Counter
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ctxconform.conformance._baseline import Baseline, apply_baseline, stale_entries
-from ctxconform.conformance._registry import Registry
+from ctxconform.conformance._registry import Registry, Requirement
+from ctxconform.conformance._results import Charge, EventKind, EventLine, ResultLine, TestLine
 from ctxconform.conformance._verdicts import BAD, Verdict, worst
 
 __all__ = [
@@ -22,8 +24,8 @@ __all__ = [
     "SpecSummary",
     "TestResult",
     "implementation_report",
-    "read_results",
     "report_schema",
+    "requirement_verdict",
     "tests_in",
 ]
 
@@ -40,17 +42,25 @@ class TestResult(BaseModel):
     id: str = Field(description="pytest node id of the test")
     name: str
     spec: str | None
-    requirements: list[str] = Field(description="requirement ids the test names")
-    failed_requirements: list[str] = Field(description="requirement ids the failure is charged to")
+    requirements: list[str] = Field(description="requirement ids the test declares")
+    charges: list[Charge] = Field(description="what the test charged to each requirement it checked")
+    failed_requirements: list[str] = Field(description="requirement ids charged a bad verdict")
     verdict: Verdict
     duration_s: float = Field(ge=0)
     message: str = Field(description="the failure or skip reason, empty on PASS")
     transcript: list[dict[str, Any]] = Field(description="the last calls and replies of a failed test")
     replay: str = Field(description="a command that runs this test again with the same seed")
 
+    @classmethod
+    def from_line(cls, line: TestLine, replay: str) -> TestResult:
+        """The result of one test line; `replay` is the run's command, extended with the test's exact id when it failed."""
+        command = f"{replay} --test {shlex.quote(line.id)}" if replay and line.verdict in BAD else ""
+        fields = line.model_dump(exclude={"event"})
+        return cls(**fields, failed_requirements=line.failed_requirements, replay=command)
+
 
 class RequirementResult(BaseModel):
-    """One requirement's verdict: the worst verdict charged to it by the tests that name it."""
+    """One requirement's verdict: the worst verdict charged to it by any test; UNTESTED when no check of it ran."""
 
     model_config = _FROZEN
     id: str
@@ -61,7 +71,8 @@ class RequirementResult(BaseModel):
     quote: str
     feature: str | None
     verdict: Verdict
-    tests: list[str]
+    tests: list[str] = Field(description="the tests that declare the requirement or charged it")
+    evidence: int = Field(default=0, ge=0, description="how many checks of the requirement held in the run")
 
 
 class SpecSummary(BaseModel):
@@ -78,10 +89,6 @@ class SpecSummary(BaseModel):
     counts: dict[str, int] = Field(description="requirement verdict -> how many requirements")
 
 
-EventKind = Literal["restarted", "restart-failed", "restarts-exhausted", "setup-replayed", "stop-forced"]
-EVENT_KINDS: Final[frozenset[str]] = frozenset(EventKind.__args__)  # type: ignore[attr-defined]
-
-
 class RunEvent(BaseModel):
     """Something that happened to the implementation itself during the run."""
 
@@ -92,6 +99,9 @@ class RunEvent(BaseModel):
     message: str
 
 
+Status = Literal["conformant", "known-failures", "partial", "not-conformant", "unavailable", "error"]
+
+
 class ImplementationReport(BaseModel):
     """Everything one implementation got in a run."""
 
@@ -100,8 +110,8 @@ class ImplementationReport(BaseModel):
     name: str | None
     version: str | None
     language: str | None
-    status: Literal["conformant", "known-failures", "not-conformant", "unavailable", "error"] = Field(
-        description="known-failures: every failure is in the baseline"
+    status: Status = Field(
+        description="known-failures: every failure is in the baseline; partial: a filtered run that failed nothing"
     )
     message: str
     stale_baseline: list[str] = Field(default=[], description="baseline entries that no longer fail (XPASS)")
@@ -126,6 +136,7 @@ class Report(BaseModel):
     profile: str
     level: Literal["MUST", "SHOULD", "MAY"]
     argv: list[str]
+    partial: bool = Field(default=False, description="the run was filtered (--test, --keyword, --requirement, --level)")
     conformant: bool
     implementations: list[ImplementationReport]
 
@@ -136,57 +147,45 @@ def report_schema() -> dict[str, Any]:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 
 
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """Read the result lines the plugin wrote (none when the file does not exist; a torn last line is dropped)."""
-    if not path.is_file():
-        return []
-    records = []
-    # split("\n"), not splitlines(): values may hold U+2028 and other characters splitlines() breaks on.
-    for line in path.read_text(encoding="utf-8").split("\n"):
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            continue
-    return records
-
-
-def tests_in(lines: list[dict[str, Any]], replay: str) -> list[TestResult]:
+def tests_in(lines: Sequence[ResultLine], replay: str) -> list[TestResult]:
     """The test results among the plugin's result lines."""
-    return [_test(line, replay) for line in lines if line["event"] == "test"]
+    return [TestResult.from_line(line, replay) for line in lines if isinstance(line, TestLine)]
 
 
 def implementation_report(
     adapter: str,
-    lines: list[dict[str, Any]],
+    lines: Sequence[ResultLine],
     registries: list[Registry],
     *,
     replay: str,
     duration_s: float,
     baseline: Baseline | None = None,
+    partial: bool = False,
 ) -> ImplementationReport:
     """Build one implementation's report from the plugin's result lines, with a baseline's known failures as XFAIL."""
-    started = next((line for line in lines if line["event"] == "started"), None)
-    info = started["implementation"] if started else {}
+    started = next((line for line in lines if line.event == "started"), None)
+    info: dict[str, Any] = started.implementation if started is not None else {}
     tests = tests_in(lines, replay)
     stale = stale_entries(tests, baseline) if baseline else []
     tests = apply_baseline(tests, baseline) if baseline else tests
     stale_requirements = {e.requirement for e in stale}
+    charges = _charges_by_requirement(tests)
     requirements = [
-        _requirement(r, registry.spec, tests, stale=r.id in stale_requirements)
+        _requirement(r, registry.spec, charges.get(r.id, []), stale=r.id in stale_requirements)
         for registry in registries
         for r in registry.requirements
     ]
-    failure = next((line for line in lines if line["event"] in ("unavailable", "configuration")), None)
+    failure = next((line for line in lines if line.event in ("unavailable", "configuration")), None)
     bad = bool(stale) or any(test.verdict in BAD for test in tests)
     return ImplementationReport(
         adapter=adapter,
         name=info.get("name"),
         version=info.get("version"),
         language=info.get("language"),
-        status=_status(failure, bad, tests),
-        message=failure["message"] if failure else "",
+        status=_status(failure.event if failure else None, bad, tests, partial=partial),
+        message=failure.message if failure else "",
         stale_baseline=[e.describe() for e in stale],
-        events=[_event(line) for line in lines if line["event"] in EVENT_KINDS],
+        events=[_event(line) for line in lines if isinstance(line, EventLine)],
         duration_s=round(duration_s, 3),
         specs=[_spec(registry, info, requirements) for registry in registries],
         counts=dict(Counter(test.verdict for test in tests)),
@@ -195,30 +194,38 @@ def implementation_report(
     )
 
 
-def _event(line: dict[str, Any]) -> RunEvent:
-    return RunEvent(kind=line["event"], at_s=line["at_s"], test=line["test"], message=line["message"])
+def _event(line: EventLine) -> RunEvent:
+    return RunEvent(kind=line.event, at_s=line.at_s, test=line.test, message=line.message)
 
 
-def _status(
-    failure: dict[str, Any] | None, bad: bool, tests: list[TestResult]
-) -> Literal["conformant", "known-failures", "not-conformant", "unavailable", "error"]:
+def _status(failure: str | None, bad: bool, tests: list[TestResult], *, partial: bool) -> Status:
     if failure is not None:
-        return "unavailable" if failure["event"] == "unavailable" else "error"
+        return "unavailable" if failure == "unavailable" else "error"
     if not tests:
         return "error"
     if bad:
         return "not-conformant"
+    if partial:
+        return "partial"
     return "known-failures" if any(t.verdict == "XFAIL" for t in tests) else "conformant"
 
 
-def _test(line: dict[str, Any], replay: str) -> TestResult:
-    fields = {k: line[k] for k in TestResult.model_fields if k in line and k != "replay"}
-    return TestResult(**fields, replay=f"{replay} --test {line['name']!r}" if line["verdict"] in BAD else "")
+def _charges_by_requirement(tests: list[TestResult]) -> dict[str, list[tuple[str, Charge]]]:
+    found: dict[str, list[tuple[str, Charge]]] = {}
+    for test in tests:
+        charged = {c.requirement for c in test.charges}
+        for charge in test.charges:
+            found.setdefault(charge.requirement, []).append((test.id, charge))
+        for rid in test.requirements:
+            if rid not in charged:  # declared, never checked: the test is named, but nothing is evidenced
+                found.setdefault(rid, []).append((test.id, Charge(requirement=rid, verdict="UNTESTED")))
+    return found
 
 
-def _requirement(requirement: Any, spec: str, tests: list[TestResult], *, stale: bool = False) -> RequirementResult:
-    naming = [t for t in tests if requirement.id in t.requirements]
-    charged = [t.verdict if (t.verdict not in _FAILED or requirement.id in t.failed_requirements) else "PASS" for t in naming]
+def _requirement(
+    requirement: Requirement, spec: str, charged: list[tuple[str, Charge]], *, stale: bool = False
+) -> RequirementResult:
+    verdicts = [charge.verdict for _, charge in charged]
     return RequirementResult(
         id=requirement.id,
         spec=spec,
@@ -227,16 +234,18 @@ def _requirement(requirement: Any, spec: str, tests: list[TestResult], *, stale:
         section=requirement.section,
         quote=requirement.quote,
         feature=requirement.feature,
-        verdict="XPASS" if stale else _requirement_verdict(charged),
-        tests=[t.id for t in naming],
+        verdict="XPASS" if stale else requirement_verdict(verdicts),
+        tests=list(dict.fromkeys(test for test, _ in charged)),
+        evidence=sum(charge.checks for _, charge in charged),
     )
 
 
-def _requirement_verdict(charged: list[Verdict]) -> Verdict:
-    if not charged:
-        return "UNTESTED"
-    ran = [v for v in charged if v != "SKIP"]
-    return worst(ran) if ran else "SKIP"
+def requirement_verdict(charged: list[Verdict]) -> Verdict:
+    """The worst verdict charged; SKIP only when nothing but skips was, UNTESTED when no check of it ran."""
+    ran = [v for v in charged if v not in ("SKIP", "UNTESTED")]
+    if ran:
+        return worst(ran)
+    return "SKIP" if "SKIP" in charged else "UNTESTED"
 
 
 def _spec(registry: Registry, info: dict[str, Any], requirements: list[RequirementResult]) -> SpecSummary:

@@ -8,10 +8,9 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ctxconform.conformance._adapters import Adapter
-from ctxconform.conformance._report import read_results
+from ctxconform.conformance._results import CollectedLine, ResultLine, read_lines
 from ctxconform.conformance._specs import SpecSuite, suite_root
 
 __all__ = ["RunOptions", "SuiteRun", "collect_requirements", "run_suite"]
@@ -27,9 +26,16 @@ class RunOptions:
     seed: int
     timeout: float
     work_dir: Path
-    test_filter: str | None = None
+    tests: tuple[str, ...] = ()
+    keyword: str | None = None
+    requirements: tuple[str, ...] = ()
     progress: bool = True
     max_restarts: int = 5
+
+    @property
+    def partial(self) -> bool:
+        """Whether the run leaves tests out: filtered by test, keyword, requirement or level."""
+        return bool(self.tests or self.keyword or self.requirements) or self.level != "MAY"
 
     def replay(self, adapter: Adapter) -> str:
         """Return the command line that runs the same selection again."""
@@ -42,7 +48,7 @@ class RunOptions:
 class SuiteRun:
     """What a child pytest run left: its result lines, exit code, duration and log."""
 
-    lines: list[dict[str, Any]]
+    lines: list[ResultLine]
     exit_code: int
     duration_s: float
     log: Path
@@ -57,7 +63,7 @@ def run_suite(adapter: Adapter, options: RunOptions, index: int) -> SuiteRun:
     started = time.monotonic()
     with log.open("w", encoding="utf-8") as out:
         completed = subprocess.run(command, stdout=out, stderr=None if options.progress else out, check=False)  # noqa: S603
-    return SuiteRun(read_results(results), completed.returncode, time.monotonic() - started, log)
+    return SuiteRun(read_lines(results), completed.returncode, time.monotonic() - started, log)
 
 
 def collect_requirements(specs: list[SpecSuite], work_dir: Path) -> tuple[dict[str, list[str]], str]:
@@ -66,7 +72,7 @@ def collect_requirements(specs: list[SpecSuite], work_dir: Path) -> tuple[dict[s
     listing.unlink(missing_ok=True)
     command = [*_pytest(specs), "--collect-only", "-q", f"--ctxconform-collect={listing}"]
     completed = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
-    found = {line["id"]: line["requirements"] for line in read_results(listing)}
+    found = {line.id: line.requirements for line in read_lines(listing) if isinstance(line, CollectedLine)}
     return found, completed.stdout + completed.stderr
 
 
@@ -99,6 +105,8 @@ def _plugin_options(adapter: Adapter, options: RunOptions, results: Path) -> lis
     ]
     if options.progress:
         args.append("--ctxconform-progress")
-    if options.test_filter:
-        args += ["-k", options.test_filter]
+    if options.keyword:
+        args += ["-k", options.keyword]
+    args += [f"--ctxconform-test={test}" for test in options.tests]
+    args += [f"--ctxconform-requirement={rid}" for rid in options.requirements]
     return args

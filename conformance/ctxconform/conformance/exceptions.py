@@ -11,6 +11,8 @@ __all__ = [
     "ProtocolViolation",
     "RequirementFailure",
     "TransportFailure",
+    "Uncarriable",
+    "UndeclaredRequirement",
 ]
 
 
@@ -36,10 +38,12 @@ class TransportFailure(Exception):
 
     verdict = "PROTOCOL"
 
-    def __init__(self, message: str, *, detail: str = "") -> None:
+    def __init__(self, message: str, *, detail: str = "", charged: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.detail = detail
+        # The requirements the call in flight served; the client sets them, the plugin charges them.
+        self.charged = charged
 
 
 class ImplementationTimeout(TransportFailure):
@@ -66,10 +70,51 @@ class ImplementationErrored(TransportFailure):
     verdict = "ERRORED"
 
 
-class RequirementFailure(AssertionError):
-    """A check failed and it is known which requirement it breaks."""
+class _Absent:
+    """The value of `sent`, `received` or `expected` when a failure has none to show."""
 
-    def __init__(self, requirement: str, message: str) -> None:
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+class RequirementFailure(AssertionError):
+    """A check failed: the requirement it breaks, why, and what was sent, received and expected."""
+
+    def __init__(
+        self,
+        requirement: str,
+        message: str,
+        *,
+        sent: object = ABSENT,
+        received: object = ABSENT,
+        expected: object = ABSENT,
+    ) -> None:
         super().__init__(f"[{requirement}] {message}")
         self.requirement = requirement
         self.message = message
+        self.sent = sent
+        self.received = received
+        self.expected = expected
+
+
+class UndeclaredRequirement(Exception):
+    """A suite test checked a requirement it does not declare: a bug of the suite (HARNESS), never of the implementation."""
+
+    def __init__(self, requirement: str, test: str) -> None:
+        super().__init__(
+            f"{test} checks {requirement} without declaring it: add it to the test's requirement marker or check another"
+        )
+        self.requirement = requirement
+        self.test = test
+
+
+class Uncarriable(Exception):
+    """A call's input cannot be carried by the transport in use; the test is skipped with this reason."""
+
+    def __init__(self, transport: str, reason: str) -> None:
+        super().__init__(f"the {transport} transport cannot carry this input: {reason}")
+        self.transport = transport
+        self.reason = reason
