@@ -14,6 +14,7 @@ import pytest
 
 from ctxconform.conformance import Report, load_registry
 from ctxconform.conformance._report import implementation_report
+from ctxconform.conformance._results import ResultLine, parse_line
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANT_ADAPTER = "python:ctxconform.reference.mutants:versions_do_not_increment"
@@ -44,14 +45,22 @@ def load_report(folder: Path) -> dict[str, Any]:
 
 
 def line(name: str, verdict: str, requirements: list[str], failed: list[str] | None = None) -> dict[str, Any]:
-    """A result line as the plugin writes it."""
+    """A test's result line as the plugin writes it: `failed` (default: all, unless it passed) charged its verdict."""
+    bad = verdict not in ("PASS", "SKIP")
+    charged = (failed if failed is not None else requirements) if bad else []
+    charges = [{"requirement": rid, "verdict": verdict, "checks": 0} for rid in charged]
+    if verdict == "SKIP":
+        charges = [{"requirement": rid, "verdict": "SKIP"} for rid in requirements]
+    charges += [
+        {"requirement": rid, "verdict": "PASS", "checks": 1} for rid in requirements if verdict != "SKIP" and rid not in charged
+    ]
     return {
         "event": "test",
         "id": f"shared_context/test_x.py::{name}",
         "name": name,
         "spec": "shared-context",
         "requirements": requirements,
-        "failed_requirements": failed if failed is not None else ([] if verdict in ("PASS", "SKIP") else requirements),
+        "charges": charges,
         "verdict": verdict,
         "duration_s": 0.01,
         "message": "" if verdict == "PASS" else "assert 2 == 1",
@@ -66,10 +75,15 @@ STARTED = {
 }
 
 
+def parse_lines(lines: list[dict[str, Any]]) -> list[ResultLine]:
+    """Result lines as the parent reads them."""
+    return [parse_line(line) for line in lines]
+
+
 def build(lines: list[dict[str, Any]]) -> Report:
     """A one-implementation report from result lines."""
     implementation = implementation_report(
-        "reference", lines, [load_registry("shared-context")], replay="ctxconform run", duration_s=1.0
+        "reference", parse_lines(lines), [load_registry("shared-context")], replay="ctxconform run", duration_s=1.0
     )
     return Report(
         kit={"name": "ctxconform", "version": "0"},

@@ -11,6 +11,7 @@ import pytest
 from ctxconform.conformance._baseline import Baseline, KnownFailure, apply_baseline, load_baseline, stale_entries
 from ctxconform.conformance._registry import load_registry
 from ctxconform.conformance._report import TestResult, implementation_report
+from ctxconform.conformance._results import Charge, parse_line
 from ctxconform.conformance.exceptions import ConfigurationError
 from helpers import Cli, load_report
 
@@ -20,9 +21,10 @@ THRESHOLD = "read-context/summarization/threshold"
 
 def result(test_id: str, verdict: str, failed: tuple[str, ...] = (), message: str = "") -> TestResult:
     """A test result naming THRESHOLD."""
+    charges = [Charge(requirement=rid, verdict=verdict) for rid in failed]  # type: ignore[arg-type]
     return TestResult(
-        id=test_id, name=test_id, spec="read-context", requirements=[THRESHOLD], failed_requirements=list(failed),
-        verdict=verdict, duration_s=0.0, message=message, transcript=[], replay="",
+        id=test_id, name=test_id, spec="read-context", requirements=[THRESHOLD], charges=charges,
+        failed_requirements=list(failed), verdict=verdict, duration_s=0.0, message=message, transcript=[], replay="",
     )  # fmt: skip
 
 
@@ -71,12 +73,15 @@ def test_an_entry_whose_tests_did_not_run_is_not_stale() -> None:
 
 def test_a_report_with_only_known_failures_is_known_failures_and_a_stale_one_is_not_conformant() -> None:
     """Status known-failures when all failures are baselined; a stale requirement entry is XPASS and not-conformant."""
-    line = {"event": "test", **result("t", "FAIL", (THRESHOLD,)).model_dump(exclude={"replay"})}
+    line = parse_line(
+        {"event": "test", **result("t", "FAIL", (THRESHOLD,)).model_dump(exclude={"replay", "failed_requirements"})}
+    )
     registries = [load_registry("read-context")]
     excused = implementation_report("x", [line], registries, replay="", duration_s=0, baseline=known(requirement=THRESHOLD))
     assert excused.status == "known-failures"
     assert next(r for r in excused.requirements if r.id == THRESHOLD).verdict == "XFAIL"
-    passing = {**line, "verdict": "PASS", "failed_requirements": []}
+    held = [Charge(requirement=THRESHOLD, verdict="PASS", checks=1)]
+    passing = line.model_copy(update={"verdict": "PASS", "charges": held})
     stale = implementation_report("x", [passing], registries, replay="", duration_s=0, baseline=known(requirement=THRESHOLD))
     assert stale.status == "not-conformant"
     assert stale.stale_baseline == [f"requirement {THRESHOLD}"]

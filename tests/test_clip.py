@@ -54,7 +54,15 @@ def test_long_strings_and_lists_say_how_much_was_left_out() -> None:
 
 def test_a_clipped_deep_transcript_fits_in_a_report() -> None:
     """A failed test whose transcript held a 500-deep request serializes; the unclipped one does not."""
-    fields = {"id": "t", "name": "t", "spec": None, "requirements": [], "failed_requirements": [], "verdict": "FAIL"}
+    fields = {
+        "id": "t",
+        "name": "t",
+        "spec": None,
+        "requirements": [],
+        "charges": [],
+        "failed_requirements": [],
+        "verdict": "FAIL",
+    }
     fields |= {"duration_s": 0.0, "message": "m", "replay": "r"}
     entry = {"call": {"args": {"value": nested(500)}}, "reply": None, "failure": "PROTOCOL"}
     dumped = TestResult(**fields, transcript=[clip(entry)]).model_dump(mode="json")  # type: ignore[list-item]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from ctxconform.conformance._cli import _write_reports
 from ctxconform.conformance._ctrf import render_ctrf
 from ctxconform.conformance._junit import render_junit
 from ctxconform.conformance._markdown import render_markdown
-from ctxconform.conformance._report import implementation_report, read_results
-from helpers import STARTED, build, line
+from ctxconform.conformance._report import implementation_report
+from ctxconform.conformance._results import TestLine, read_lines
+from helpers import STARTED, build, line, parse_lines
 
 INC = "shared-context/3.3/version-increments"
 ONE = "shared-context/3.3/create-version-one"
@@ -30,9 +32,11 @@ def verdicts(report: Report) -> dict[str, str]:
 def test_result_lines_survive_unicode_line_separators_and_a_torn_last_line(tmp_path: Path) -> None:
     """A value holding U+2028 stays in its line, and a half-written last line is dropped, not fatal."""
     path = tmp_path / "results.jsonl"
-    record = {"event": "test", "message": "a\u2028b\x85c"}
+    record = line("a", "FAIL", [INC]) | {"message": "a\u2028b\x85c"}
     path.write_text(json.dumps(record, ensure_ascii=False) + "\n" + '{"event": "te', encoding="utf-8")
-    assert read_results(path) == [record]
+    (read,) = read_lines(path)
+    assert isinstance(read, TestLine)
+    assert read.message == "a\u2028b\x85c"
 
 
 def test_a_requirement_takes_the_worst_verdict_charged_to_it() -> None:
@@ -43,10 +47,27 @@ def test_a_requirement_takes_the_worst_verdict_charged_to_it() -> None:
     assert report.implementations[0].status == "not-conformant"
 
 
-def test_a_pinned_failure_leaves_the_other_named_requirements_passing() -> None:
-    """A failure pinned to one id does not charge the test's other ids."""
-    found = verdicts(build([STARTED, line("a", "FAIL", [INC, ONE], failed=[ONE])]))
-    assert (found[ONE], found[INC]) == ("FAIL", "PASS")
+def test_a_failure_charges_its_requirement_and_the_others_keep_what_their_checks_said() -> None:
+    """A failure charged to one id leaves another id whose checks held PASS, and one never checked UNTESTED."""
+    failing = line("a", "FAIL", [INC, ONE, KEY], failed=[ONE])
+    failing["charges"] = [c for c in failing["charges"] if c["requirement"] != KEY]
+    found = verdicts(build([STARTED, failing]))
+    assert (found[ONE], found[INC], found[KEY]) == ("FAIL", "PASS", "UNTESTED")
+
+
+def test_a_requirement_is_charged_wherever_a_check_of_it_failed() -> None:
+    """A test that does not declare a requirement can still charge it (a call-level check): the verdict counts it."""
+    found = verdicts(build([STARTED, line("a", "PASS", [INC]), line("b", "FAIL", [KEY], failed=[INC]), line("c", "PASS", [KEY])]))
+    assert (found[INC], found[KEY]) == ("FAIL", "PASS")
+
+
+def test_a_partial_run_without_failures_is_partial_never_conformant() -> None:
+    """A filtered run that failed nothing reports status partial."""
+    registries = [load_registry("shared-context")]
+    lines = parse_lines([STARTED, line("a", "PASS", [INC])])
+    implementation = implementation_report("reference", lines, registries, replay="r", duration_s=1, partial=True)
+    assert implementation.status == "partial"
+    assert badge_for(implementation).message.startswith("partial run")
 
 
 def test_transport_verdicts_outrank_failures_and_skips_do_not_count() -> None:
@@ -58,7 +79,14 @@ def test_transport_verdicts_outrank_failures_and_skips_do_not_count() -> None:
 def test_failed_tests_get_a_replay_command() -> None:
     """Only failed tests carry a replay command, naming the test."""
     tests = build([STARTED, line("a", "PASS", [INC]), line("b", "FAIL", [INC])]).implementations[0].tests
-    assert [t.replay for t in tests] == ["", "ctxconform run --test 'b'"]
+    assert [t.replay for t in tests] == ["", "ctxconform run --test shared_context/test_x.py::b"]
+
+
+def test_replay_commands_quote_node_ids_for_the_shell() -> None:
+    """A node id with brackets, quotes, spaces or newlines is one shell word in the replay command."""
+    name = 'test_x[["a string", \r\n-True-39]]'
+    (test,) = build([STARTED, line(name, "FAIL", [INC])]).implementations[0].tests
+    assert shlex.split(test.replay)[-1] == f"shared_context/test_x.py::{name}"
 
 
 def test_an_unavailable_implementation_is_reported_as_such() -> None:
@@ -90,12 +118,10 @@ def test_markdown_summary_lists_broken_requirements_with_their_quotes() -> None:
 def two_implementations() -> Report:
     """A comparison report: the first implementation breaks version increments, the second passes everything."""
     registries = [load_registry("shared-context")]
-    bad = implementation_report(
-        "reference", [STARTED, line("a", "FAIL", [INC]), line("b", "PASS", [KEY])], registries, replay="r", duration_s=1
-    )
-    good = implementation_report(
-        "stdio:x", [STARTED, line("a", "PASS", [INC]), line("b", "PASS", [KEY])], registries, replay="r", duration_s=1
-    )
+    bad_lines = parse_lines([STARTED, line("a", "FAIL", [INC]), line("b", "PASS", [KEY])])
+    good_lines = parse_lines([STARTED, line("a", "PASS", [INC]), line("b", "PASS", [KEY])])
+    bad = implementation_report("reference", bad_lines, registries, replay="r", duration_s=1)
+    good = implementation_report("stdio:x", good_lines, registries, replay="r", duration_s=1)
     return build([STARTED]).model_copy(update={"implementations": [bad, good], "conformant": False})
 
 
@@ -121,7 +147,7 @@ def test_ctrf_validates_and_keeps_every_verdict_with_its_requirements() -> None:
     ]
     assert tests[1]["labels"]["requirement"] == [INC]
     assert tests[1]["labels"]["level"] == ["MUST"]
-    assert tests[1]["extra"]["replay"] == "ctxconform run --test 'b'"
+    assert tests[1]["extra"]["replay"] == "ctxconform run --test shared_context/test_x.py::b"
     summary = document["results"]["summary"]
     assert (summary["tests"], summary["passed"], summary["failed"], summary["skipped"]) == (4, 1, 2, 1)
 

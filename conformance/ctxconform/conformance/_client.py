@@ -154,7 +154,7 @@ class Client:
         for feature in (operation.feature, needs):
             if feature is not None:
                 ledger.need(self.spec, feature)
-        served = serves or _sole(ledger.declared) or operation.requirement
+        served = serves or (None if ledger.setting_up else _sole(ledger.declared)) or operation.requirement
         try:
             reply = self.implementation.call(self.spec, op, args, context)
         except Uncarriable as limit:

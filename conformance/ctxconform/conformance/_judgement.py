@@ -180,8 +180,10 @@ def _in_suites(path: Path) -> bool:
 
 
 def _notes(error: BaseException) -> str:
-    notes = [str(note) for note in getattr(error, "__notes__", ())]
-    return ("\n" + "\n".join(notes)[-2000:]) if notes else ""
+    # Hypothesis's notes: the minimal example, then an "Explanation" of covered lines, which are the kit's, not the user's.
+    text = "\n".join(str(note) for note in getattr(error, "__notes__", ()))
+    text = text.split("\nExplanation:", 1)[0].strip()
+    return ("\n" + text[-2000:]) if text else ""
 
 
 def _numbered(failures: list[Failure]) -> str:

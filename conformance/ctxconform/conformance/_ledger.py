@@ -39,6 +39,7 @@ class Ledger:
     features: Callable[[str], frozenset[str]] | None = None
     held: Counter[str] = field(default_factory=Counter)
     skipped: dict[str, str] = field(default_factory=dict)
+    setting_up: bool = True  # calls made while fixtures are set up serve their operation's requirement
 
     def guard(self, requirement: str) -> None:
         """Refuse a requirement the test does not declare; skip the test when its feature is not declared."""

@@ -148,6 +148,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(f"the implementation does not declare feature(s) {', '.join(sorted(map(str, features)))}")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """The fixtures are set up: from now on a call serves the test's own requirement."""
+    ledger = item.stash.get(_LEDGER, None)
+    if ledger is not None:
+        ledger.setting_up = False
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest) -> Generator[None, Any, Any]:
     """Note the fixtures that hold state of the implementation, so a restart can set them up again."""

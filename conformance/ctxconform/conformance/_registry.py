@@ -10,7 +10,7 @@ from typing import Final, Literal
 
 from ctxconform.conformance.exceptions import ConfigurationError
 
-__all__ = ["LEVELS", "Registry", "Requirement", "coverage_problems", "load_registry", "registry_path"]
+__all__ = ["LEVELS", "Registry", "Requirement", "add_registry", "coverage_problems", "load_registry", "registry_path"]
 
 Level = Literal["MUST", "SHOULD", "MAY"]
 Kind = Literal["testable", "untestable", "ambiguous"]
@@ -18,6 +18,7 @@ LEVELS: Final[tuple[Level, ...]] = ("MUST", "SHOULD", "MAY")
 _KINDS: Final = ("testable", "untestable", "ambiguous")
 _MIN_READINGS: Final = 2
 _DIR: Final = Path(__file__).resolve().parent / "requirements"
+_ADDED: Final[dict[str, Path]] = {}
 
 
 @dataclass(frozen=True)
@@ -77,8 +78,20 @@ def coverage_problems(registries: list[Registry], named: dict[str, list[str]]) -
 
 
 def registry_path(spec: str) -> Path:
-    """Return the registry file of a spec."""
-    return _DIR / f"{spec}.toml"
+    """Return the registry file of a spec: one added with `add_registry`, else the kit's own."""
+    return _ADDED.get(spec) or _DIR / f"{spec}.toml"
+
+
+def add_registry(path: Path) -> Registry:
+    """Make the registry in `path` known by its spec id (a suite for a spec the kit does not ship registers its own)."""
+    try:
+        spec = str(tomllib.loads(path.read_text(encoding="utf-8"))["spec"])
+    except (OSError, tomllib.TOMLDecodeError, KeyError) as error:
+        raise ConfigurationError(f"cannot read the registry {path}: {error}") from error
+    if _ADDED.get(spec) != path:
+        _ADDED[spec] = path
+        load_registry.cache_clear()
+    return load_registry(spec)
 
 
 @cache

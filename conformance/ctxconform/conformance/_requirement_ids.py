@@ -16,7 +16,7 @@ from ctxconform.conformance._registry import Registry, load_registry
 __all__ = ["RequirementId", "constant_name", "generated_module", "module_path", "write_all"]
 
 RequirementId = NewType("RequirementId", str)
-_WIDTH: Final = 120
+_WIDTH: Final = 131  # the line length of ruff format (130), and the newline
 _SUITES: Final = Path(__file__).resolve().parent / "suites"
 _HEADER: Final = '''"""Requirement ids of {spec} ({version}) as constants; generated from the registry, do not edit.
 

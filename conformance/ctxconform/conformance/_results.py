@@ -23,6 +23,7 @@ __all__ = [
     "ResultLine",
     "StartedLine",
     "TestLine",
+    "parse_line",
     "read_lines",
     "write_line",
 ]
@@ -105,6 +106,11 @@ ResultLine = Annotated[TestLine | StartedLine | ProblemLine | EventLine | Collec
 _LINE: Final[TypeAdapter[ResultLine]] = TypeAdapter(ResultLine)
 
 
+def parse_line(record: object) -> ResultLine:
+    """One result line from its JSON value; raise pydantic's ValidationError when it is not one."""
+    return _LINE.validate_python(record)
+
+
 def write_line(path: Path, line: BaseModel) -> None:
     """Append one result line."""
     with path.open("a", encoding="utf-8") as out:
@@ -123,7 +129,7 @@ def read_lines(path: Path) -> list[ResultLine]:
         if not text:
             continue
         try:
-            lines.append(_LINE.validate_python(json.loads(text)))
+            lines.append(parse_line(json.loads(text)))
         except (ValueError, ValidationError):
             continue
     return lines

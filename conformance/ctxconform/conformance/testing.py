@@ -26,6 +26,7 @@ from ctxconform.conformance._golden import (
 from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance._ledger import current_ledger
 from ctxconform.conformance._protocol import Reply
+from ctxconform.conformance._registry import add_registry
 from ctxconform.conformance._requirement_ids import RequirementId
 from ctxconform.conformance._schemas import schema_errors
 from ctxconform.conformance._unique import unique_hex, unique_uuid
@@ -44,6 +45,7 @@ __all__ = [
     "RequirementFailure",
     "RequirementId",
     "Uncarriable",
+    "add_registry",
     "check",
     "check_equal",
     "check_in",

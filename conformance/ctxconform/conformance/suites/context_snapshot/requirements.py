@@ -9,9 +9,7 @@ from ctxconform.conformance.testing import RequirementId
 
 DEFINITION_OPTIONAL_STATIC_CAPTURE: Final = RequirementId("context-snapshot/definition/optional-static-capture")
 DEFINITION_NO_CHANGE_AFTER_CREATION: Final = RequirementId("context-snapshot/definition/no-change-after-creation")
-LIFECYCLE_CREATED_WHEN_RUN_INITIALIZED: Final = RequirementId(
-    "context-snapshot/lifecycle/created-when-run-initialized"
-)
+LIFECYCLE_CREATED_WHEN_RUN_INITIALIZED: Final = RequirementId("context-snapshot/lifecycle/created-when-run-initialized")
 LIFECYCLE_CAPTURES_INITIAL_STATE: Final = RequirementId("context-snapshot/lifecycle/captures-initial-state")
 ITEMS_THREE_LAYERS: Final = RequirementId("context-snapshot/items/three-layers")
 ITEMS_PATH_LOCATOR: Final = RequirementId("context-snapshot/items/path-locator")
@@ -28,20 +26,14 @@ ITEMS_COMMAND_OUTPUT_AS_BLOB: Final = RequirementId("context-snapshot/items/comm
 ITEMS_IMAGE_BINARY_AS_BLOB: Final = RequirementId("context-snapshot/items/image-binary-as-blob")
 ITEMS_BLOB_NONE_IN_DRAFT: Final = RequirementId("context-snapshot/items/blob-none-in-draft")
 ITEMS_BLOB_SET_WHEN_FINALIZED: Final = RequirementId("context-snapshot/items/blob-set-when-finalized")
-BLOB_RETENTION_UNREACHABLE_BLOBS_PRUNED: Final = RequirementId(
-    "context-snapshot/blob-retention/unreachable-blobs-pruned"
-)
+BLOB_RETENTION_UNREACHABLE_BLOBS_PRUNED: Final = RequirementId("context-snapshot/blob-retention/unreachable-blobs-pruned")
 BLOB_RETENTION_FILE_BLOBS_REACHABLE: Final = RequirementId("context-snapshot/blob-retention/file-blobs-reachable")
-BLOB_RETENTION_APPLICATION_CHOOSES_STRATEGY: Final = RequirementId(
-    "context-snapshot/blob-retention/application-chooses-strategy"
-)
+BLOB_RETENTION_APPLICATION_CHOOSES_STRATEGY: Final = RequirementId("context-snapshot/blob-retention/application-chooses-strategy")
 BLOB_RETENTION_REF_ANCHORING: Final = RequirementId("context-snapshot/blob-retention/ref-anchoring")
 BLOB_RETENTION_ORPHAN_COMMIT: Final = RequirementId("context-snapshot/blob-retention/orphan-commit")
 BLOB_RETENTION_KEEP_PACK: Final = RequirementId("context-snapshot/blob-retention/keep-pack")
 BLOB_RETENTION_CUSTOM_GC_MARK: Final = RequirementId("context-snapshot/blob-retention/custom-gc-mark")
-BLOB_RETENTION_LIBRARY_DOES_NOT_ENFORCE: Final = RequirementId(
-    "context-snapshot/blob-retention/library-does-not-enforce"
-)
+BLOB_RETENTION_LIBRARY_DOES_NOT_ENFORCE: Final = RequirementId("context-snapshot/blob-retention/library-does-not-enforce")
 PURPOSE_REPRODUCIBILITY: Final = RequirementId("context-snapshot/purpose/reproducibility")
 PURPOSE_AUDITING: Final = RequirementId("context-snapshot/purpose/auditing")
 PURPOSE_CONTENT_DEDUPLICATION: Final = RequirementId("context-snapshot/purpose/content-deduplication")

@@ -8,12 +8,8 @@ from typing import Final
 from ctxconform.conformance.testing import RequirementId
 
 LOADING_ORDER_RESPONSE_KEY_ORDER: Final = RequirementId("read-context/loading-order/response-key-order")
-LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS: Final = RequirementId(
-    "read-context/loading-order/default-taste-always-loads"
-)
-LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP: Final = RequirementId(
-    "read-context/loading-order/declared-genres-layer-on-top"
-)
+LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS: Final = RequirementId("read-context/loading-order/default-taste-always-loads")
+LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP: Final = RequirementId("read-context/loading-order/declared-genres-layer-on-top")
 LOADING_ORDER_CONFLICTS_SURFACED: Final = RequirementId("read-context/loading-order/conflicts-surfaced")
 LOADING_ORDER_NO_AUTO_RESOLVE: Final = RequirementId("read-context/loading-order/no-auto-resolve")
 LOADING_ORDER_BRIEF_PER_IMAGE: Final = RequirementId("read-context/loading-order/brief-per-image")
@@ -38,9 +34,7 @@ RESPONSE_SHAPE_LOG_ENTRY_SHAPE: Final = RequirementId("read-context/response-sha
 RESPONSE_SHAPE_GAP_RECORD_FIELDS: Final = RequirementId("read-context/response-shape/gap-record-fields")
 RESPONSE_SHAPE_GAP_RECORD_DEFAULTS: Final = RequirementId("read-context/response-shape/gap-record-defaults")
 RESPONSE_SHAPE_GAP_WORKAROUND: Final = RequirementId("read-context/response-shape/gap-workaround")
-RESPONSE_SHAPE_STRUCTURED_TOP_PROSE_BODY: Final = RequirementId(
-    "read-context/response-shape/structured-top-prose-body"
-)
+RESPONSE_SHAPE_STRUCTURED_TOP_PROSE_BODY: Final = RequirementId("read-context/response-shape/structured-top-prose-body")
 SUMMARIZATION_THRESHOLD: Final = RequirementId("read-context/summarization/threshold")
 SUMMARIZATION_SHORT_NOTES_RAW: Final = RequirementId("read-context/summarization/short-notes-raw")
 SUMMARIZATION_HEAD_FIRST_10: Final = RequirementId("read-context/summarization/head-first-10")
@@ -65,15 +59,11 @@ CONFLICTS_SURROUNDING_WHITESPACE: Final = RequirementId("read-context/conflicts/
 CONFLICTS_NO_SUGGESTED_RESOLUTION: Final = RequirementId("read-context/conflicts/no-suggested-resolution")
 CONSEQUENCES_ONE_TOOL_CALL: Final = RequirementId("read-context/consequences/one-tool-call")
 CONSEQUENCES_FIXED_SCHEMA: Final = RequirementId("read-context/consequences/fixed-schema")
-CONSEQUENCES_MARKDOWN_STAYS_HUMAN_EDITED: Final = RequirementId(
-    "read-context/consequences/markdown-stays-human-edited"
-)
+CONSEQUENCES_MARKDOWN_STAYS_HUMAN_EDITED: Final = RequirementId("read-context/consequences/markdown-stays-human-edited")
 CONSEQUENCES_SIZE_BOUNDED: Final = RequirementId("read-context/consequences/size-bounded")
 CONSEQUENCES_LINE_EQUALITY_BASED: Final = RequirementId("read-context/consequences/line-equality-based")
 IMPLEMENTATION_NOTES_TOOL_NAME: Final = RequirementId("read-context/implementation-notes/tool-name")
 IMPLEMENTATION_NOTES_LOADER_MODULES: Final = RequirementId("read-context/implementation-notes/loader-modules")
 IMPLEMENTATION_NOTES_NOTES_CONSTANTS: Final = RequirementId("read-context/implementation-notes/notes-constants")
-IMPLEMENTATION_NOTES_GLOBAL_TASTES_FOLDER: Final = RequirementId(
-    "read-context/implementation-notes/global-tastes-folder"
-)
+IMPLEMENTATION_NOTES_GLOBAL_TASTES_FOLDER: Final = RequirementId("read-context/implementation-notes/global-tastes-folder")
 IMPLEMENTATION_NOTES_TASTES_DIR_ENV_VAR: Final = RequirementId("read-context/implementation-notes/tastes-dir-env-var")
