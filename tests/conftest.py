@@ -11,6 +11,8 @@ import pytest
 from helpers import COMPARED, COMPARISON_SELECTION, Cli
 
 pytest_plugins = ["pytester"]
+# The toy spec's suite runs in its own pytest child (test_toy_spec.py), against toy implementations.
+collect_ignore = ["toy"]
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MUTANT_ADAPTER = "python:ctxconform.reference.mutants:versions_do_not_increment"
 # The comparison run: the reference in-process and over stdio, and a mutant that breaks version increments.
 COMPARED = ("reference", f"stdio:{sys.executable} -m ctxconform.reference.stdio", MUTANT_ADAPTER)
-COMPARISON_SELECTION = ("--spec", "shared-context", "--test", "version", "--seed", "7", "--quiet")
+COMPARISON_SELECTION = ("--spec", "shared-context", "--keyword", "version", "--seed", "7", "--quiet")
 
 
 class Cli:

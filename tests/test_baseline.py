@@ -106,10 +106,16 @@ def test_a_bad_baseline_file_is_a_configuration_error_saying_where(content: str,
 
 
 def test_update_refuses_a_filtered_run_and_leaves_the_file(tmp_path: Path) -> None:
-    """--update-baseline with --test or --level exits 2 before running, and the file keeps its content."""
+    """--update-baseline with --test, --keyword, --requirement or --level exits 2 before running; the file is unchanged."""
     path = tmp_path / "baseline.json"
     path.write_text('{"known_failures": []}', encoding="utf-8")
-    for flags in (["--test", "notes"], ["--level", "MUST"]):
+    filters = (
+        ["--keyword", "notes"],
+        ["--level", "MUST"],
+        ["--test", "x::y"],
+        ["--requirement", "read-context/summarization/threshold"],
+    )
+    for flags in filters:
         done = Cli(tmp_path)("run", "--baseline", str(path), "--update-baseline", "--report-dir", str(tmp_path), *flags)
         assert done.returncode == 2, done.stderr
         assert "needs a complete run" in done.stderr

@@ -74,7 +74,7 @@ def calling(tests: list[dict[str, Any]], seq: int) -> dict[str, Any]:
 def one_of_each(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One run of a child that starts slowly, ignores stop, and breaks one call of each kind along the way."""
     plan = ",".join(["slow-start", "ignores-stop", *(f"{fault}@{n}" for n, (fault, _) in FAULTS.items())])
-    args = ("--spec", "shared-context", "--test", NOT_DURABILITY, "--timeout", "5", "--max-restarts", "10", "--seed", "1")
+    args = ("--spec", "shared-context", "--keyword", NOT_DURABILITY, "--timeout", "5", "--max-restarts", "10", "--seed", "1")
     return faulty_run(tmp_path_factory.mktemp("faults"), plan, *args)
 
 
@@ -112,7 +112,7 @@ def test_no_child_process_is_left_behind(one_of_each: dict[str, Any]) -> None:
 
 def test_a_child_that_hangs_on_every_call_uses_its_restarts_then_fails_fast(tmp_path: Path) -> None:
     """Every test is TIMEOUT; only the first max-restarts + 1 tests wait for the timeout, so the run ends in bounded time."""
-    args = ("--spec", "read-context", "--test", "notes", "--timeout", "1.5", "--max-restarts", "2")
+    args = ("--spec", "read-context", "--keyword", "notes", "--timeout", "1.5", "--max-restarts", "2")
     implementation = faulty_run(tmp_path, "hang", *args)
     assert set(implementation["counts"]) == {"TIMEOUT"}
     assert sum(t["duration_s"] >= 1.5 for t in implementation["tests"]) == 3

@@ -13,7 +13,14 @@ PUBLIC = {
     ],
     "ctxconform.conformance.exceptions": [
         "ConfigurationError", "ImplementationCrashed", "ImplementationErrored", "ImplementationTimeout",
-        "ImplementationUnavailable", "ProtocolViolation", "RequirementFailure", "TransportFailure",
+        "ImplementationUnavailable", "ProtocolViolation", "RequirementFailure", "TransportFailure", "Uncarriable",
+        "UndeclaredRequirement",
+    ],
+    "ctxconform.conformance.testing": [
+        "Checked", "Client", "GoldenPart", "GoldenScript", "GoldenStep", "Implementation", "Operation", "Operations",
+        "Reply", "RequirementFailure", "RequirementId", "Uncarriable", "add_registry", "check", "check_equal", "check_in",
+        "check_schema", "compare_parts", "fail", "fixtures_dir", "golden_params", "load_script", "needs_feature",
+        "replay_script", "requirement", "schema_errors", "unique_hex", "unique_uuid",
     ],
     "ctxconform.reference": ["PROTOCOL_VERSION", "Reference"],
     "ctxconform.reference.exceptions": ["SpecError", "StoreError"],
