@@ -42,11 +42,13 @@ class Operations:
     error_schema: str | None = None
     error_requirement: str | None = None
 
-    def of(self, op: str) -> Operation:
-        """The rules of `op` (a call to an operation the table lacks serves the error requirement)."""
+    def of(self, op: str, serves: str | None = None) -> Operation:
+        """The rules of `op`; a call to an operation the table lacks serves `serves`, else the error requirement."""
         found = self.table.get(op)
         if found is not None:
             return found
+        if serves is not None:
+            return Operation(serves)
         if self.error_requirement is None:
             message = f"{self.spec} has no operation {op!r} and no error requirement: add it to the suite's Operations"
             raise LookupError(message)
@@ -146,12 +148,18 @@ class Client:
         return self.operations.spec
 
     def call(
-        self, op: str, args: object, context: Json | None = None, *, serves: str | None = None, needs: str | None = None
+        self,
+        op: str,
+        args: object,
+        context: Json | None = None,
+        *,
+        serves: str | None = None,
+        needs: str | tuple[str, ...] = (),
     ) -> Checked:
         """Send one call and return its checked reply; see the module docstring for what is checked and charged."""
-        operation = self.operations.of(op)
+        operation = self.operations.of(op, serves)
         ledger = current_ledger()
-        for feature in (operation.feature, needs):
+        for feature in (operation.feature, *((needs,) if isinstance(needs, str) else needs)):
             if feature is not None:
                 ledger.need(self.spec, feature)
         served = serves or (None if ledger.setting_up else _sole(ledger.declared)) or operation.requirement

@@ -52,7 +52,12 @@ def _headerless(state_dir: Path, options: dict[str, Any]) -> ContextSnapshotHand
     return ContextSnapshotHandler.from_options(state_dir, options, _HeaderlessRepository.open)
 
 
-@mutant("context-snapshot/items/blob-git-hash", "context-snapshot/items/blob-sha256", catalogue=MUTANTS)
+@mutant(
+    "context-snapshot/items/blob-git-hash",
+    "context-snapshot/items/blob-sha256",
+    "context-snapshot/blob-retention/ref-anchoring",
+    catalogue=MUTANTS,
+)
 def hashes_without_header() -> Reference:
     """The reference, except that blob ids hash the content alone, without Git's `blob <size>` header."""
     return Reference(context_snapshot=_headerless)
@@ -200,7 +205,7 @@ def removes_items_of_finalized_snapshots() -> Reference:
     return _with(service=_RemovesFromFinalized)
 
 
-@mutant("context-snapshot/items/three-layers", catalogue=MUTANTS)
+@mutant("context-snapshot/items/three-layers", "context-snapshot/items/preview-under-500", catalogue=MUTANTS)
 def previews_not_stored() -> Reference:
     """The reference, except that an item's preview is not stored: add_item answers it, get_snapshot has none."""
     return _with(store=_store(_PreviewlessTransaction))
@@ -230,43 +235,78 @@ def open_kind_without_blob() -> Reference:
     return _with(service=_OtherKindWithoutBlob)
 
 
-@mutant("context-snapshot/items/file-blob-in-git-tree", catalogue=MUTANTS)
+@mutant(
+    "context-snapshot/items/file-blob-in-git-tree",
+    "context-snapshot/items/blob-git-hash",
+    "context-snapshot/items/blob-sha256",
+    "context-snapshot/items/blob-holds-full-content",
+    "context-snapshot/items/unified-content-reference",
+    catalogue=MUTANTS,
+)
 def normalizes_file_line_endings() -> Reference:
     """The reference, except that a File item's CRLF line endings become LF before it is stored."""
     return _with(service=_FileLineEndings)
 
 
-@mutant("context-snapshot/items/url-content-as-blob", catalogue=MUTANTS)
+@mutant(
+    "context-snapshot/items/url-content-as-blob",
+    "context-snapshot/items/blob-holds-full-content",
+    "context-snapshot/items/blob-sha256",
+    catalogue=MUTANTS,
+)
 def url_pages_not_stored() -> Reference:
     """The reference, except that a Url item's page is hashed but not stored, as if it could be fetched again."""
     return _with(service=_UrlNotStored)
 
 
-@mutant("context-snapshot/items/snippet-text-as-blob", catalogue=MUTANTS)
+@mutant(
+    "context-snapshot/items/snippet-text-as-blob",
+    "context-snapshot/items/blob-git-hash",
+    "context-snapshot/items/blob-sha256",
+    "context-snapshot/items/blob-holds-full-content",
+    "context-snapshot/items/unified-content-reference",
+    catalogue=MUTANTS,
+)
 def trims_snippet_text() -> Reference:
     """The reference, except that a Snippet item's text is stored without its leading and trailing white space."""
     return _with(service=_TrimsSnippets)
 
 
-@mutant("context-snapshot/items/command-output-as-blob", catalogue=MUTANTS)
+@mutant(
+    "context-snapshot/items/command-output-as-blob",
+    "context-snapshot/items/blob-git-hash",
+    "context-snapshot/items/blob-sha256",
+    "context-snapshot/items/blob-holds-full-content",
+    "context-snapshot/items/unified-content-reference",
+    catalogue=MUTANTS,
+)
 def stores_command_transcripts() -> Reference:
     """The reference, except that a Command item's blob holds a transcript: `$ command`, a newline, then the output."""
     return _with(service=_CommandTranscripts)
 
 
-@mutant("context-snapshot/items/image-binary-as-blob", catalogue=MUTANTS)
+@mutant(
+    "context-snapshot/items/image-binary-as-blob",
+    "context-snapshot/items/blob-git-hash",
+    "context-snapshot/items/blob-sha256",
+    "context-snapshot/items/blob-holds-full-content",
+    "context-snapshot/items/unified-content-reference",
+    catalogue=MUTANTS,
+)
 def stores_image_base64() -> Reference:
     """The reference, except that an Image item's blob holds the base64 text of the image rather than its bytes."""
     return _with(service=_ImageAsBase64)
 
 
-@mutant("context-snapshot/blob-retention/file-blobs-reachable", catalogue=MUTANTS)
+@mutant(
+    "context-snapshot/blob-retention/file-blobs-reachable", "context-snapshot/items/blob-holds-full-content", catalogue=MUTANTS
+)
 def reads_loose_objects_only() -> Reference:
     """The reference, except that read_blob reads loose objects only, so a blob git gc packed is not found."""
     return _with(opener=_LooseOnlyRepository.open)
 
 
-@mutant("context-snapshot/purpose/content-deduplication", catalogue=MUTANTS)
+@mutant("context-snapshot/purpose/content-deduplication", "context-snapshot/items/file-blob-in-git-tree", catalogue=MUTANTS)
 def stores_a_record_per_reference() -> Reference:
     """The reference, except that every item with content also stores a blob recording that reference."""
     return _with(service=_RecordsEachReference)

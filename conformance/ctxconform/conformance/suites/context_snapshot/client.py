@@ -1,4 +1,4 @@
-"""Context snapshots as a test sees them: requests checked against the schemas, replies checked on reading."""
+"""Context snapshots as a test sees them: one client whose calls are checked and charged by the kit."""
 
 from __future__ import annotations
 
@@ -7,120 +7,94 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Final
 
-import pytest
-
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._outcome import CheckedReply
-from ctxconform.conformance._schemas import schema_errors
-from ctxconform.conformance.exceptions import RequirementFailure
+from ctxconform.conformance.suites.context_snapshot import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.testing import Checked, Client, Implementation, Operation, Operations, schema_errors
 
 __all__ = [
     "ACTOR",
-    "BLOB_NONE",
-    "FINALIZED",
-    "HASH",
-    "HASH_SHA256",
-    "HOLDS",
-    "ITEM",
-    "NO_CHANGE",
-    "RECORD",
+    "OPERATIONS",
     "SPEC",
-    "Outcome",
     "Snapshots",
     "as_content",
     "blob_hex",
     "content_bytes",
     "item_blob",
     "items_of",
-    "require",
 ]
 
 SPEC: Final = "context-snapshot"
-RECORD: Final = "context-snapshot/structs/context-snapshot"
-ITEM: Final = "context-snapshot/items/three-layers"
-HASH: Final = "context-snapshot/items/blob-git-hash"
-HASH_SHA256: Final = "context-snapshot/items/blob-sha256"
-HOLDS: Final = "context-snapshot/items/blob-holds-full-content"
-NO_CHANGE: Final = "context-snapshot/definition/no-change-after-creation"
-BLOB_NONE: Final = "context-snapshot/items/blob-none-in-draft"
-FINALIZED: Final = "context-snapshot/items/blob-set-when-finalized"
 ACTOR: Final = {"kind": "agent", "id": "ctxconform-suite", "display_name": "ctxconform suite"}
 Json = dict[str, Any]
 
-# The requirement a malformed result breaks, per operation.
-_SHAPES: Final = {
-    "create_snapshot": RECORD,
-    "finalize": RECORD,
-    "get_snapshot": RECORD,
-    "add_item": ITEM,
-    "set_item_content": ITEM,
-    "remove_item": ITEM,
-    "hash_content": HASH,
-    "read_blob": HOLDS,
-    "retain": "context-snapshot/blob-retention/application-chooses-strategy",
-}
 
-
-def require(condition: object, requirement: str, message: str) -> None:
-    """Fail `requirement` with `message` unless `condition` holds."""
-    if not condition:
-        raise RequirementFailure(requirement, message)
+def _operation(requirement: str, op: str) -> Operation:
+    return Operation(requirement=requirement, schema=f"{SPEC}/{op}.response.json")
 
 
 @dataclass(frozen=True)
-class Outcome(CheckedReply):
-    """A reply: a result checked against the operation's response schema when read, or an error."""
+class _SnapshotOperations(Operations):
+    """The spec has no error requirement; an operation it does not have serves the snapshot record it would touch."""
 
-    def result(self, requirement: str | None = None) -> Json:
-        """The result; fails `requirement` (the shape requirement when None) when refused or malformed."""
-        shape = _SHAPES.get(self.action, RECORD)
-        if not self.reply.ok:
-            raise RequirementFailure(requirement or shape, f"{self.action} was refused with {self.reply.error}")
-        errors = schema_errors(f"{SPEC}/{self.action}.response.json", self.reply.result)
-        if errors:
-            # The test's own requirement when it names one: a too-long preview is a preview failure, not only a shape one.
-            message = f"{self.action} answered what its schema refuses: {'; '.join(e[:300] for e in errors[:5])}"
-            raise RequirementFailure(requirement or shape, message)
-        checked: Json = self.reply.result
-        return checked
+    def of(self, op: str, serves: str | None = None) -> Operation:
+        """The rules of `op`; an unknown one serves `serves`, else structs/context-snapshot."""
+        return self.table.get(op) or Operation(serves or R.STRUCTS_CONTEXT_SNAPSHOT)
 
 
-class Snapshots:
-    """The context-snapshot operations of the implementation under test."""
+OPERATIONS: Final = _SnapshotOperations(
+    spec=SPEC,
+    table={
+        "create_snapshot": _operation(R.STRUCTS_CONTEXT_SNAPSHOT, "create_snapshot"),
+        "get_snapshot": _operation(R.STRUCTS_CONTEXT_SNAPSHOT, "get_snapshot"),
+        "finalize": _operation(R.STRUCTS_CONTEXT_SNAPSHOT, "finalize"),
+        "add_item": _operation(R.ITEMS_THREE_LAYERS, "add_item"),
+        "set_item_content": _operation(R.ITEMS_THREE_LAYERS, "set_item_content"),
+        "remove_item": _operation(R.ITEMS_THREE_LAYERS, "remove_item"),
+        "hash_content": _operation(R.ITEMS_BLOB_GIT_HASH, "hash_content"),
+        "read_blob": _operation(R.ITEMS_BLOB_HOLDS_FULL_CONTENT, "read_blob"),
+        "retain": _operation(R.BLOB_RETENTION_APPLICATION_CHOOSES_STRATEGY, "retain"),
+    },
+    error_schema=f"{SPEC}/error.json",
+)
+
+
+def _serves(op: str) -> str:
+    return OPERATIONS.of(op).requirement
+
+
+class Snapshots(Client):
+    """The context-snapshot operations of the implementation under test.
+
+    The helpers are setup: unless told otherwise they serve the operation's own requirement, so a refused or failed
+    setup call is charged to what that operation's answer must be, never to the requirement a test is about.
+    """
 
     def __init__(self, implementation: Implementation) -> None:
-        self.implementation = implementation
+        super().__init__(implementation, OPERATIONS)
 
     @property
     def features(self) -> frozenset[str]:
         """The optional features the implementation declares for context-snapshot."""
         return self.implementation.features(SPEC)
 
-    def needs(self, feature: str) -> None:
-        """Skip a test case that needs an optional feature the implementation does not declare."""
-        if feature not in self.features:
-            pytest.skip(f"the implementation does not declare feature {feature}")
+    def send(self, op: str, args: object, *, serves: str | None = None) -> Checked:
+        """Call any operation with any arguments (malformed ones too)."""
+        return self.call(op, copy.deepcopy(args), serves=serves)
 
-    def send(self, op: str, args: object) -> Outcome:
-        """Call any operation with any arguments (malformed ones too); an error object must match the error schema."""
-        reply = self.implementation.call(SPEC, op, copy.deepcopy(args))
-        if not reply.ok:
-            errors = schema_errors(f"{SPEC}/error.json", reply.error)
-            require(not errors, _SHAPES.get(op, RECORD), f"{op}: the error object breaks its schema: {'; '.join(errors)}")
-        return Outcome(reply, op)
-
-    def call(self, op: str, **args: object) -> Outcome:
-        """Check the arguments against the request schema (a suite bug otherwise), then call."""
+    def request(self, op: str, *, serves: str | None = None, **args: object) -> Checked:
+        """Call with arguments the request schema accepts (a suite bug otherwise)."""
         errors = schema_errors(f"{SPEC}/{op}.request.json", args)
-        assert not errors, f"the suite built a {op} request that breaks the schema: {'; '.join(errors)}"
-        return self.send(op, args)
+        if errors:
+            raise RuntimeError(f"the suite built a {op} request that breaks the schema: {'; '.join(errors)}")
+        return self.send(op, args, serves=serves or _serves(op))
 
-    def create(self, *, strategy: str = "explicit", algorithm: str | None = None, **extra: object) -> str:
+    def create(
+        self, *, strategy: str = "explicit", algorithm: str | None = None, serves: str | None = None, **extra: object
+    ) -> str:
         """Create a draft and return its object_id."""
         args: Json = {"created_by": ACTOR, "selection_strategy": strategy, **extra}
         if algorithm is not None:
             args["algorithm"] = algorithm
-        return str(self.call("create_snapshot", **args).result(RECORD)["snapshot"]["object_id"])
+        return str(self.request("create_snapshot", serves=serves, **args).result["snapshot"]["object_id"])
 
     def add(
         self,
@@ -131,42 +105,52 @@ class Snapshots:
         *,
         text: bool | None = None,
         preview: str | None = None,
-    ) -> Outcome:
+        serves: str | None = None,
+    ) -> Checked:
         """The add_item call; content travels as text when it is UTF-8 (unless text=False), else as base64."""
         args: Json = {"snapshot_id": snapshot_id, "kind": kind, "path": path}
         if preview is not None:
             args["preview"] = preview
         if content is not None:
             args["content"] = as_content(content, text=text)
-        return self.call("add_item", **args)
+        return self.request("add_item", serves=serves, **args)
 
-    def get(self, snapshot_id: str, requirement: str = RECORD) -> Json:
+    def get(self, snapshot_id: str, *, serves: str | None = None) -> Json:
         """get_snapshot's result."""
-        return self.call("get_snapshot", snapshot_id=snapshot_id).result(requirement)
+        result: Json = self.request("get_snapshot", serves=serves, snapshot_id=snapshot_id).result
+        return result
 
-    def finalized(self, snapshot_id: str, requirement: str = RECORD) -> Json:
+    def finalized(self, snapshot_id: str, *, serves: str | None = None) -> Json:
         """Finalize and return the result."""
-        return self.call("finalize", snapshot_id=snapshot_id).result(requirement)
+        result: Json = self.request("finalize", serves=serves, snapshot_id=snapshot_id).result
+        return result
 
-    def with_items(self, items: list[tuple[object, str, bytes]], *, algorithm: str | None = None, finalize: bool = True) -> str:
+    def with_items(
+        self,
+        items: list[tuple[object, str, bytes]],
+        *,
+        algorithm: str | None = None,
+        finalize: bool = True,
+        serves: str | None = None,
+    ) -> str:
         """A snapshot holding (kind, path, content) items, finalized unless told otherwise."""
-        snapshot_id = self.create(algorithm=algorithm)
+        snapshot_id = self.create(algorithm=algorithm, serves=serves)
         for kind, path, content in items:
-            self.add(snapshot_id, kind, path, content).result(ITEM)
+            _ = self.add(snapshot_id, kind, path, content, serves=serves).result
         if finalize:
-            self.finalized(snapshot_id)
+            self.finalized(snapshot_id, serves=serves)
         return snapshot_id
 
-    def read_blob(self, blob: object) -> Outcome:
+    def read_blob(self, blob: object, *, serves: str | None = None) -> Checked:
         """read_blob."""
-        return self.call("read_blob", blob=blob)
+        return self.request("read_blob", serves=serves, blob=blob)
 
-    def hash(self, content: bytes, algorithm: str | None = None) -> str:
+    def hash(self, content: bytes, algorithm: str | None = None, *, serves: str | None = None) -> str:
         """hash_content's blob id, in hex."""
         args: Json = {"content": as_content(content)}
         if algorithm is not None:
             args["algorithm"] = algorithm
-        return blob_hex(self.call("hash_content", **args).result(HASH)["blob"])
+        return blob_hex(self.request("hash_content", serves=serves, **args).result["blob"])
 
 
 def as_content(content: bytes, *, text: bool | None = None) -> Json:
@@ -187,10 +171,11 @@ def content_bytes(content: Json) -> bytes:
 
 
 def blob_hex(value: object) -> str:
-    """A blob id in hex, from either accepted form (hex, or the tagged byte array)."""
+    """A blob id in hex, from either accepted form (hex, or the tagged byte array the schemas already checked)."""
     if isinstance(value, str):
         return value
-    assert isinstance(value, dict), f"harness bug: not a blob id: {value!r}"
+    if not isinstance(value, dict) or len(value) != 1:
+        raise RuntimeError(f"a schema-checked blob id is neither hex nor tagged: {value!r}")
     ((_, numbers),) = value.items()
     return bytes(numbers).hex()
 

@@ -6,14 +6,14 @@ import shutil
 
 import pytest
 
-from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance.suites.context_snapshot.client import Snapshots
 from ctxconform.conformance.suites.context_snapshot.repository import Repository, repositories
+from ctxconform.conformance.testing import Implementation
 
 
 @pytest.fixture(scope="session")
 def snapshots(implementation: Implementation) -> Snapshots:
-    """The implementation's context-snapshot operations."""
+    """The implementation's context-snapshot operations (a handle only: every test makes its own snapshots)."""
     return Snapshots(implementation)
 
 
@@ -21,7 +21,7 @@ def snapshots(implementation: Implementation) -> Snapshots:
 def repos(implementation: Implementation) -> dict[str, Repository]:
     """The SHA-1 and SHA-256 repositories, by object format; the suite needs git to look into them."""
     if shutil.which("git") is None:
-        pytest.fail("the context-snapshot suite runs git in the implementation's repositories: install git 2.29 or newer")
+        raise RuntimeError("the context-snapshot suite runs git in the implementation's repositories: install git 2.29+")
     return repositories(implementation)
 
 

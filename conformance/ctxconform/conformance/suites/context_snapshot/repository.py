@@ -10,8 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._unique import unique_hex
+from ctxconform.conformance.testing import Implementation, unique_hex
 
 __all__ = ["OPTIONS", "Repository", "repositories"]
 
@@ -105,7 +104,8 @@ class Repository:
 def repositories(implementation: Implementation) -> dict[str, Repository]:
     """The repositories named in the start options, by object format."""
     options = implementation.options.get("context-snapshot")
-    assert options, "harness bug: the start options name no context-snapshot repositories"
+    if not options:
+        raise RuntimeError("harness bug: the start options name no context-snapshot repositories")
     return {fmt: _repository(options[name], fmt) for fmt, name in OPTIONS.items()}
 
 

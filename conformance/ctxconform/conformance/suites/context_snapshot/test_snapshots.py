@@ -1,61 +1,53 @@
-"""Snapshot tests: the scripts of fixtures/context-snapshot, answers normalized and compared with the golden snapshots."""
+"""Golden scripts: the scenarios of fixtures/context-snapshot, answers normalized and compared part by part."""
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from ctxconform.conformance._data import fixtures_dir
-from ctxconform.conformance.exceptions import RequirementFailure
 from ctxconform.conformance.suites.context_snapshot.client import (
-    HASH,
-    HASH_SHA256,
-    RECORD,
     SPEC,
-    Outcome,
     Snapshots,
     as_content,
     blob_hex,
     content_bytes,
     item_blob,
-    require,
 )
 from ctxconform.conformance.suites.context_snapshot.repository import Repository
+from ctxconform.conformance.testing import (
+    GoldenPart,
+    GoldenScript,
+    GoldenStep,
+    check_equal,
+    fixtures_dir,
+    golden_params,
+    load_script,
+    replay_script,
+)
 
-requirement = pytest.mark.requirement
-
-SCRIPTS: Final = sorted((fixtures_dir() / SPEC).glob("*.json"))
+FOLDER: Final = fixtures_dir() / SPEC
 Json = dict[str, Any]
 
 
-def load(script: Path) -> Json:
-    """A script: description, features, the requirements a difference breaks, and its steps."""
-    fixture: Json = json.loads(script.read_text(encoding="utf-8"))
-    return fixture
-
-
-# Every requirement some script is about, plus the blob ids every script checks against git.
-REQUIREMENTS: Final = sorted({r for script in SCRIPTS for r in load(script)["requirements"]} | {HASH, HASH_SHA256})
-
-
 class Replay:
-    """Runs a script's steps, naming each snapshot by the alias the script gives it."""
+    """Runs a script's steps: binds each new snapshot to its alias, checks blobs against git, cuts answers into parts."""
 
-    def __init__(self, snapshots: Snapshots, repos: dict[str, Repository], charge: str) -> None:
+    def __init__(self, snapshots: Snapshots, repos: dict[str, Repository], script: GoldenScript) -> None:
         self.snapshots = snapshots
         self.repos = repos
-        self.charge = charge  # what a malformed answer breaks: the script's first requirement
+        self.script = script
         self.ids: dict[str, str] = {}
         self.algorithms: dict[str, str] = {}
 
     def expand(self, value: Any) -> Any:
-        """The arguments with "$alias" replaced by the snapshot's object_id."""
+        """The arguments with "$alias" replaced by the object_id of the snapshot bound to that alias."""
         if isinstance(value, str) and value.startswith("$"):
+            if value[1:] not in self.ids:
+                raise RuntimeError(f"{self.script.description[:40]}...: no earlier step binds {value}")
             return self.ids[value[1:]]
         if isinstance(value, dict):
             return {key: self.expand(inner) for key, inner in value.items()}
@@ -63,81 +55,112 @@ class Replay:
             return [self.expand(inner) for inner in value]
         return value
 
-    def step(self, step: Json) -> Json:
-        """One step: its call and its normalized answer."""
-        args = self.expand(step["args"])
-        outcome = self.snapshots.send(step["op"], args)
-        if outcome.ok and "as" in step:
-            self.ids[step["as"]] = str(outcome.result(self.charge)["snapshot"]["object_id"]).lower()
-            self.algorithms[self.ids[step["as"]]] = args.get("algorithm", "sha1")
-        if outcome.ok and isinstance(args, dict) and isinstance(args.get("content"), dict):
-            self.check_blob(args, outcome.result(self.charge))
-        return {"op": step["op"], "args": step["args"], "answer": self.answer(outcome)}
+    def owner(self, step: GoldenStep, part: str) -> str:
+        """The requirement owning one part of a step's answer."""
+        return step.owner_of(part, self.script.owner)
 
-    def check_blob(self, args: Json, result: Json) -> None:
-        """A blob computed from given content is `git hash-object` of it: a wrong one fails the hash requirement alone."""
-        algorithm = args.get("algorithm", "sha1") if "snapshot_id" not in args else self.algorithms[args["snapshot_id"]]
-        expected = self.repos[algorithm].hash_object(content_bytes(args["content"]))
-        got = blob_hex(result["blob"]) if "blob" in result else item_blob(result["item"])
-        require(got == expected, HASH if algorithm == "sha1" else HASH_SHA256, f"blob {got}; git hash-object gives {expected}")
+    def answer(self, _index: int, step: GoldenStep) -> Iterator[GoldenPart]:
+        """One step: its call, the checks against git, and its normalized answer in parts."""
+        args = self.expand(step.args)
+        answered = self.snapshots.send(step.op, args, serves=step.owner or self.script.owner)
+        content = self.content_of(step, args)
+        hashed = None if content is None else self.check_hash(step, args, content)
+        if answered.ok:
+            result = answered.result
+            self.bind(step, args, result)
+            if content is not None:
+                self.check_blob(step, args, content, result)
+            yield from self.parts(answered.op, result)
+        else:
+            yield GoldenPart(name="error", value=answered.code)
+        if hashed is not None:
+            yield GoldenPart(name="hash", value=hashed)
 
-    def answer(self, outcome: Outcome) -> Json:
-        """What conforming implementations share: codes, aliases for ids, hex blob ids, no timestamps."""
-        if not outcome.ok:
-            return {"error": outcome.code}
-        result = outcome.result(self.charge)
-        op = outcome.action
+    @staticmethod
+    def content_of(step: GoldenStep, args: Any) -> bytes | None:
+        """The bytes a valid step hands over as content, if any."""
+        if step.invalid or not isinstance(args, dict) or not isinstance(args.get("content"), dict):
+            return None
+        return content_bytes(args["content"])
+
+    def algorithm(self, args: Json) -> str:
+        """The object format a step's blobs are in: its snapshot's, or hash_content's own argument."""
+        if "snapshot_id" in args:
+            return self.algorithms.get(str(args["snapshot_id"]).lower(), "sha1")
+        return str(args.get("algorithm", "sha1"))
+
+    def bind(self, step: GoldenStep, args: Json, result: Json) -> None:
+        """Remember the snapshot a step creates under the step's alias."""
+        if step.bind is None:
+            return
+        object_id = str(result["snapshot"]["object_id"]).lower()
+        self.ids[step.bind] = object_id
+        self.algorithms[object_id] = str(args.get("algorithm", "sha1"))
+
+    def check_hash(self, step: GoldenStep, args: Json, content: bytes) -> str:
+        """hash_content of a step's content is `git hash-object` of it (what every blob of this content must be)."""
+        algorithm = self.algorithm(args)
+        wanted = self.owner(step, "hash") if step.op != "hash_content" else self.owner(step, "blob")
+        got = self.snapshots.hash(content, algorithm, serves=wanted)
+        check_equal(wanted, got, self.repos[algorithm].hash_object(content), "hash_content of the step's content", sent=content)
+        return got
+
+    def check_blob(self, step: GoldenStep, args: Json, content: bytes, result: Json) -> None:
+        """An item's blob is the Git id of the content it was given, and the repository holds that content."""
+        if "item" not in result:
+            return
+        repository = self.repos[self.algorithm(args)]
+        wanted, expected = self.owner(step, "blob"), repository.hash_object(content)
+        check_equal(wanted, item_blob(result["item"]), expected, "the item's blob", sent=content)
+        check_equal(wanted, repository.blob(expected), content, f"the content the repository holds as {expected}")
+
+    def parts(self, op: str, result: Json) -> Iterator[GoldenPart]:
+        """What conforming implementations share, in parts: aliases for ids, hex blob ids, no timestamps."""
         if "snapshot" in result:
-            return {"state": result["state"], "snapshot": self.record(result["snapshot"])}
-        if "item" in result:
-            return {"index": result["index"], "item": item(result["item"])}
-        if op == "hash_content":
-            return {"blob": blob_hex(result["blob"])}
-        if op == "read_blob":
-            return {"content": as_content(content_bytes(result["content"]))}
-        return {"retained": sorted(blob_hex(b) for b in result["retained"])}
+            yield GoldenPart(name="state", value=result["state"])
+            yield GoldenPart(name="header", value=self.header(result["snapshot"]))
+            yield GoldenPart(name="items", value=[with_blob(i) for i in result["snapshot"].get("items", [])])
+        elif "item" in result:
+            yield GoldenPart(name="index", value=result["index"])
+            yield GoldenPart(name="item", value=shown_item(result["item"]))
+            yield GoldenPart(name="blob", value=item_blob(result["item"]))
+        elif op == "hash_content":
+            yield GoldenPart(name="blob", value=blob_hex(result["blob"]))
+        elif op == "read_blob":
+            yield GoldenPart(name="content", value=as_content(content_bytes(result["content"])))
+        else:
+            yield GoldenPart(name="retained", value=sorted(blob_hex(b) for b in result["retained"]))
 
-    def record(self, snapshot: Json) -> Json:
-        """A snapshot with its object_id as its alias and its created_at checked, then hidden."""
+    def header(self, snapshot: Json) -> Json:
+        """A snapshot's fields but its items: its object_id as its alias, created_at hidden (the schema checked it)."""
         aliases = {object_id: alias for alias, object_id in self.ids.items()}
-        created = datetime.fromisoformat(str(snapshot["created_at"]))
-        require(created.utcoffset() is not None, RECORD, f"created_at {snapshot['created_at']!r} is not a UTC timestamp")
         shown: Json = {
             "object_id": f"${aliases.get(str(snapshot['object_id']).lower(), '<new>')}",
             "object_type": snapshot["object_type"],
             "created_at": "<timestamp>",
             "created_by": snapshot["created_by"],
             "selection_strategy": snapshot["selection_strategy"],
-            "items": [item(i) for i in snapshot.get("items", [])],
         }
         if snapshot.get("summary") is not None:
             shown["summary"] = snapshot["summary"]
         return shown
 
 
-def item(found: Json) -> Json:
+def shown_item(found: Json) -> Json:
+    """An item's kind, path and preview (when it has one)."""
+    return {key: found[key] for key in ("kind", "path", "preview") if key in found}
+
+
+def with_blob(found: Json) -> Json:
     """An item with its blob in hex, and no blob field when it has none (absent or null)."""
-    shown: Json = {key: found[key] for key in ("kind", "path", "preview") if key in found}
     blob = item_blob(found)
-    return shown if blob is None else shown | {"blob": blob}
+    return shown_item(found) if blob is None else shown_item(found) | {"blob": blob}
 
 
-@requirement(*REQUIREMENTS)
-@pytest.mark.parametrize("script", SCRIPTS, ids=[p.stem for p in SCRIPTS])
+@pytest.mark.parametrize("script", golden_params(FOLDER))
 def test_scripted_snapshots_match_the_golden_snapshot(
     snapshots: Snapshots, repos: dict[str, Repository], script: Path, snapshot: SnapshotAssertion
 ) -> None:
-    """A script's answers, with ids as aliases and timestamps hidden, match the golden snapshot."""
-    fixture = load(script)
-    for feature in fixture["features"]:
-        snapshots.needs(feature)
-    replay = Replay(snapshots, repos, fixture["requirements"][0])
-    transcript = [replay.step(step) for step in fixture["steps"]]
-    try:
-        assert transcript == snapshot
-    except AssertionError as error:
-        # A difference is charged to what the script is about, not to every requirement a script could touch.
-        failures = [
-            RequirementFailure(r, f"{script.stem}: the answers differ from the golden snapshot") for r in fixture["requirements"]
-        ]
-        raise ExceptionGroup(f"{script.stem}: the answers differ from the golden snapshot\n{error}"[:4000], failures) from None
+    """A script's answers, with ids as aliases and timestamps hidden, match the golden snapshot part by part."""
+    loaded = load_script(script)
+    replay_script(loaded, Replay(snapshots, repos, loaded).answer, snapshot)
