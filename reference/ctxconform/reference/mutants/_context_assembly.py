@@ -76,7 +76,12 @@ def tree_context_first() -> Reference:
     return _with(_TreeFirst())
 
 
-@mutant("context-assembly/exclusion-filtering/annotation-edge-excluded", catalogue=MUTANTS)
+@mutant(
+    "context-assembly/exclusion-filtering/annotation-edge-excluded",
+    "context-assembly/dialogue-mode/filter-excluded",
+    "context-assembly/buffer-mode/filter-excluded",
+    catalogue=MUTANTS,
+)
 def keeps_annotation_nodes() -> Reference:
     """The reference, except that nodes reached through annotation edges stay in the context."""
     return _with(_KeepsAnnotations())
@@ -437,7 +442,13 @@ def instruction_sources_reversed() -> Reference:
     return _using(_InstructionsReversed())
 
 
-@mutant("context-assembly/exclusion-filtering/excluded-flag", catalogue=MUTANTS)
+@mutant(
+    "context-assembly/exclusion-filtering/excluded-flag",
+    "context-assembly/dialogue-mode/filter-excluded",
+    "context-assembly/buffer-mode/filter-excluded",
+    "context-assembly/truncation/stop-at-limit-user-remedies",
+    catalogue=MUTANTS,
+)
 def excluded_flag_ignored() -> Reference:
     """The reference, except that metadata.excluded is ignored (only pruned and annotation edges exclude)."""
     return _using(_IgnoresExcludedFlag())
@@ -455,7 +466,15 @@ def dropped_count_left_out_when_zero() -> Reference:
     return _using(_NoDroppedCountWhenWhole())
 
 
-@mutant("context-assembly/dialogue-mode/traverse-root-to-current", catalogue=MUTANTS)
+@mutant(
+    "context-assembly/dialogue-mode/traverse-root-to-current",
+    "context-assembly/truncation/middle-keeps-recent",
+    "context-assembly/user-preferences/minimum-recent-nodes",
+    "context-assembly/truncation/rolling-window-keeps-recent",
+    "context-assembly/user-preferences/minimum-recent-nodes-scope",
+    "context-assembly/multi-source-edges/context-before-primary",
+    catalogue=MUTANTS,
+)
 def dialogue_path_walked_backwards() -> Reference:
     """The reference, except that dialogue messages run from the current position back to the root."""
     return _using(_WalksBackwards())
@@ -479,13 +498,19 @@ def roles_alternate_from_user() -> Reference:
     return _using(_RolesAlternate())
 
 
-@mutant("context-assembly/dialogue-mode/merge-consecutive-same-author", catalogue=MUTANTS)
+@mutant(
+    "context-assembly/dialogue-mode/merge-consecutive-same-author",
+    "context-assembly/multi-source-edges/context-before-primary",
+    catalogue=MUTANTS,
+)
 def same_author_nodes_not_merged() -> Reference:
     """The reference, except that consecutive same-author nodes stay separate messages."""
     return _using(_NoMerging())
 
 
-@mutant("context-assembly/dialogue-mode/truncate-only-if-needed", catalogue=MUTANTS)
+@mutant(
+    "context-assembly/dialogue-mode/truncate-only-if-needed", "context-assembly/truncation/stop-at-limit-error", catalogue=MUTANTS
+)
 def marker_room_reserved_before_truncating() -> Reference:
     """The reference, except that context that fits but leaves no room for a marker is truncated the middle way."""
     return _using(_TruncatesWithinMarkerRoom())
@@ -533,7 +558,7 @@ def working_buffer_stripped() -> Reference:
     return _using(_StripsWorkingBuffer())
 
 
-@mutant("context-assembly/truncation/applies-when-exceeds", catalogue=MUTANTS)
+@mutant("context-assembly/truncation/applies-when-exceeds", "context-assembly/truncation/stop-at-limit-error", catalogue=MUTANTS)
 def truncates_at_exactly_the_budget() -> Reference:
     """The reference, except that context whose estimate equals the budget is truncated as if it exceeded it."""
     return _using(_TruncatesAtTheBudget())
@@ -545,25 +570,31 @@ def rolling_window_by_default() -> Reference:
     return _using(_DefaultsToRollingWindow())
 
 
-@mutant("context-assembly/truncation/middle-keeps-recent", catalogue=MUTANTS)
+@mutant(
+    "context-assembly/truncation/middle-keeps-recent",
+    "context-assembly/user-preferences/minimum-recent-nodes",
+    "context-assembly/truncation/recent-nodes-unit",
+    "context-assembly/buffer-mode/truncation",
+    catalogue=MUTANTS,
+)
 def middle_fills_beginning_first() -> Reference:
     """The reference, except that truncateMiddle fills the budget from the beginning, reserving only the last message."""
     return _using(_FillsBeginningFirst())
 
 
-@mutant("context-assembly/truncation/marker-present", catalogue=MUTANTS)
+@mutant("context-assembly/truncation/marker-present", "context-assembly/buffer-mode/truncation", catalogue=MUTANTS)
 def no_truncation_marker() -> Reference:
     """The reference, except that truncateMiddle puts no marker where messages were removed."""
     return _using(_NoMarker())
 
 
-@mutant("context-assembly/truncation/rolling-window-keeps-recent", catalogue=MUTANTS)
+@mutant("context-assembly/truncation/rolling-window-keeps-recent", "context-assembly/buffer-mode/truncation", catalogue=MUTANTS)
 def rolling_window_keeps_one_too_many() -> Reference:
     """The reference, except that rollingWindow keeps one message more than fits (it checks before adding)."""
     return _using(_RollingOneTooMany())
 
 
-@mutant("context-assembly/truncation/stop-at-limit-error", catalogue=MUTANTS)
+@mutant("context-assembly/truncation/stop-at-limit-error", "context-assembly/buffer-mode/truncation", catalogue=MUTANTS)
 def stop_at_limit_returns_everything() -> Reference:
     """The reference, except that stopAtLimit returns an oversized context whole instead of refusing it."""
     return _using(_StopAtLimitKeepsAll())
@@ -581,19 +612,30 @@ def system_context_length_not_checked() -> Reference:
     return _using(_NoSystemLengthCheck())
 
 
-@mutant("context-assembly/guarantees/at-least-one-message", catalogue=MUTANTS)
+@mutant(
+    "context-assembly/guarantees/at-least-one-message",
+    "context-assembly/truncation/rolling-window-keeps-recent",
+    "context-assembly/user-preferences/minimum-recent-nodes-scope",
+    catalogue=MUTANTS,
+)
 def rolling_window_may_keep_nothing() -> Reference:
     """The reference, except that rollingWindow keeps no message when the most recent one alone does not fit."""
     return _using(_RollingMayKeepNothing())
 
 
-@mutant("context-assembly/guarantees/truncated-flag", catalogue=MUTANTS)
+@mutant("context-assembly/guarantees/truncated-flag", "context-assembly/buffer-mode/truncation", catalogue=MUTANTS)
 def truncated_only_with_a_marker() -> Reference:
     """The reference, except that truncated is true only when a marker was inserted, so rollingWindow reports false."""
     return _using(_FlagsOnlyMarkedTruncation())
 
 
-@mutant("context-assembly/token-estimation/four-chars-per-token", catalogue=MUTANTS)
+@mutant(
+    "context-assembly/token-estimation/four-chars-per-token",
+    "context-assembly/dialogue-mode/truncate-only-if-needed",
+    "context-assembly/truncation/rolling-window-unit",
+    "context-assembly/truncation/stop-at-limit-error",
+    catalogue=MUTANTS,
+)
 def three_characters_per_token() -> Reference:
     """The reference, except that tokens are estimated at three characters each."""
     return _using(_ThreeCharactersPerToken())
@@ -605,7 +647,12 @@ def no_default_response_buffer() -> Reference:
     return _using(_NoDefaultResponseBuffer())
 
 
-@mutant("context-assembly/user-preferences/truncation-strategy", catalogue=MUTANTS)
+@mutant(
+    "context-assembly/user-preferences/truncation-strategy",
+    "context-assembly/truncation/rolling-window-keeps-recent",
+    "context-assembly/truncation/rolling-window-unit",
+    catalogue=MUTANTS,
+)
 def rolling_window_setting_not_recognised() -> Reference:
     """The reference, except that the rollingWindow setting is not recognised and truncateMiddle applies instead."""
     return _using(_MisspelledRollingWindow())

@@ -1,4 +1,4 @@
-"""Context assembly as a test sees it: requests built and checked against the schema, replies checked on reading."""
+"""Context assembly as a test sees it: one client whose requests declare the optional features they need."""
 
 from __future__ import annotations
 
@@ -7,73 +7,81 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._outcome import CheckedReply
-from ctxconform.conformance._schemas import schema_errors
-from ctxconform.conformance.exceptions import RequirementFailure
+from ctxconform.conformance.suites.context_assembly import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.testing import (
+    Checked,
+    Client,
+    Implementation,
+    Operation,
+    Operations,
+    needs_feature,
+    schema_errors,
+)
 
 __all__ = [
-    "BUFFER_SHAPE",
-    "DIALOGUE_SHAPE",
+    "OPERATIONS",
     "SPEC",
-    "Outcome",
+    "AssemblyClient",
+    "Json",
     "Split",
-    "assemble",
     "ceil4",
     "edge",
     "estimate_readings",
     "linear_tree",
+    "needed_features",
     "node",
-    "require",
-    "send",
     "split_messages",
 ]
 
 SPEC: Final = "context-assembly"
-DIALOGUE_SHAPE: Final = "context-assembly/dialogue-mode/messages-array"
-BUFFER_SHAPE: Final = "context-assembly/buffer-mode/single-document-string"
 Json = dict[str, Any]
 
+# An error object that breaks error.json is charged to the operation's requirement: the spec defines no error shape.
+OPERATIONS: Final = Operations(
+    spec=SPEC,
+    table={"assemble": Operation(requirement=R.DIALOGUE_MODE_MESSAGES_ARRAY, schema=f"{SPEC}/assemble.response.json")},
+    error_schema=f"{SPEC}/error.json",
+)
+STRATEGY_FEATURES: Final = {"rollingWindow": "rolling_window", "stopAtLimit": "stop_at_limit"}
 
-def require(condition: object, requirement: str, message: str) -> None:
-    """Fail `requirement` with `message` unless `condition` holds."""
-    if not condition:
-        raise RequirementFailure(requirement, message)
+
+def needed_features(request: object) -> list[str]:
+    """The optional features a request relies on: buffer mode, an optional strategy named anywhere, mixed-role edges."""
+    if not isinstance(request, dict) or not isinstance(request.get("tree"), dict):
+        return []
+    tree: Json = request["tree"]
+    needed = ["buffer_mode"] if tree.get("mode") == "buffer" else []
+    strategies = [s.get("truncationStrategy") for s in (request.get("settings"), tree.get("settings")) if isinstance(s, dict)]
+    needed += [STRATEGY_FEATURES[s] for s in strategies if s in STRATEGY_FEATURES]
+    edges = tree.get("edges")
+    if isinstance(edges, list) and any(_mixed_roles(e) for e in edges):
+        needed.append("multi_source_edges")
+    return list(dict.fromkeys(needed))
 
 
-@dataclass(frozen=True)
-class Outcome(CheckedReply):
-    """A reply to assemble: a result checked against the response schema when read, or an error."""
+def _mixed_roles(edge_: object) -> bool:
+    sources = edge_.get("sources") if isinstance(edge_, dict) else None
+    return isinstance(sources, list) and any(isinstance(s, dict) and s.get("role") != "primary" for s in sources)
 
-    action: str = "assemble"
 
-    def result(self, requirement: str) -> Json:
-        """The result; fails `requirement` when refused, and the shape requirement when malformed."""
-        if not self.reply.ok:
-            raise RequirementFailure(requirement, f"assemble was refused with {self.reply.error}")
-        result = self.reply.result
-        errors = schema_errors(f"{SPEC}/assemble.response.json", result)
+class AssemblyClient(Client):
+    """Calls assemble; a request that relies on an undeclared optional feature skips the test before it is sent."""
+
+    def __init__(self, implementation: Implementation) -> None:
+        super().__init__(implementation, OPERATIONS)
+
+    def assemble(self, request: Json, *, serves: str | None = None) -> Checked:
+        """Send a request the suite built; one that breaks the request schema is a suite bug."""
+        errors = schema_errors(f"{SPEC}/assemble.request.json", request)
         if errors:
-            shape = BUFFER_SHAPE if isinstance(result, dict) and "document" in result else DIALOGUE_SHAPE
-            raise RequirementFailure(shape, f"the result does not match the response schema: {'; '.join(errors[:5])}")
-        checked: Json = result
-        return checked
+            raise RuntimeError(f"the suite built an assemble request that breaks the schema: {'; '.join(errors)}")
+        return self.send(request, serves=serves)
 
-
-def send(implementation: Implementation, args: object, requirement: str) -> Outcome:
-    """Call assemble with any arguments (malformed ones too); an error object must match the error schema."""
-    reply = implementation.call(SPEC, "assemble", args)
-    if not reply.ok:
-        errors = schema_errors(f"{SPEC}/error.json", reply.error)
-        require(not errors, requirement, f"error object does not match the schema: {'; '.join(errors)}")
-    return Outcome(reply)
-
-
-def assemble(implementation: Implementation, request: Json, requirement: str = DIALOGUE_SHAPE) -> Outcome:
-    """Check `request` against the request schema (a suite bug otherwise), then call assemble."""
-    errors = schema_errors(f"{SPEC}/assemble.request.json", request)
-    assert not errors, f"the suite built a request that breaks the schema: {'; '.join(errors)}"
-    return send(implementation, request, requirement)
+    def send(self, args: object, *, serves: str | None = None) -> Checked:
+        """Send any arguments, malformed ones too."""
+        for feature in needed_features(args):
+            needs_feature(SPEC, feature)
+        return self.call("assemble", args, serves=serves)
 
 
 def node(node_id: str, content: object, author: str = "human", **metadata: bool) -> Json:
@@ -157,15 +165,7 @@ def split_messages(messages: Sequence[Json], contents: Sequence[str], *, allow_c
             continue
         inner = [i for i, c in enumerate(contents) if c and c in text]
         if len(inner) == 1:
-            index = inner[0]
-            before, _, after = text.partition(contents[index])
-            if before.strip():
-                split.markers.append(len(split.kept))
-                split.marker_texts.append(before)
-            split.kept.append(index)
-            if after.strip():
-                split.markers.append(len(split.kept))
-                split.marker_texts.append(after)
+            _split_around(split, text, inner[0], contents[inner[0]])
             continue
         cut = [i for i, c in enumerate(contents) if allow_cut and text and c.endswith(text)]
         if cut:
@@ -175,3 +175,14 @@ def split_messages(messages: Sequence[Json], contents: Sequence[str], *, allow_c
         split.markers.append(len(split.kept))
         split.marker_texts.append(text)
     return split
+
+
+def _split_around(split: Split, text: str, index: int, content: str) -> None:
+    before, _, after = text.partition(content)
+    if before.strip():
+        split.markers.append(len(split.kept))
+        split.marker_texts.append(before)
+    split.kept.append(index)
+    if after.strip():
+        split.markers.append(len(split.kept))
+        split.marker_texts.append(after)

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.suites.context_assembly.client import DIALOGUE_SHAPE, Json, edge, linear_tree, send
+from ctxconform.conformance.suites.context_assembly import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.context_assembly.client import AssemblyClient, Json, edge, linear_tree
+from ctxconform.conformance.testing import Implementation, requirement
 
-requirement = pytest.mark.requirement
-
-TRAVERSE: Final = "context-assembly/dialogue-mode/traverse-root-to-current"
+TRAVERSE: Final = R.DIALOGUE_MODE_TRAVERSE_ROOT_TO_CURRENT
+SHAPE: Final = R.DIALOGUE_MODE_MESSAGES_ARRAY
 CODES: Final = ("invalidTree", "INVALID_REQUEST")
 
 
@@ -51,9 +51,9 @@ PATHS: Final[dict[str, Callable[[], Json]]] = {
 
 @requirement(TRAVERSE)
 @pytest.mark.parametrize("case", list(PATHS))
-def test_path_that_is_not_a_path_is_refused(implementation: Implementation, case: str) -> None:
+def test_path_that_is_not_a_path_is_refused(client: AssemblyClient, case: str) -> None:
     """A path that does not follow the tree's edges, or names unknown or repeated nodes, gets an error."""
-    send(implementation, PATHS[case](), TRAVERSE).refused(TRAVERSE, *CODES)
+    client.send(PATHS[case](), serves=TRAVERSE).refused(TRAVERSE, *CODES)
 
 
 def malformed() -> dict[str, object]:
@@ -94,12 +94,12 @@ MALFORMED: Final = malformed()
 EXTRA_CODES: Final = {"limit-negative": ("systemContextTooLong", "contextExceedsLimit")}
 
 
-@requirement(DIALOGUE_SHAPE)
+@requirement(SHAPE)
 @pytest.mark.parametrize("case", list(MALFORMED))
-def test_malformed_request_is_refused(implementation: Implementation, case: str) -> None:
+def test_malformed_request_is_refused(client: AssemblyClient, case: str) -> None:
     """Wrong types and missing parts get an error reply, never a crash or a result."""
-    outcome = send(implementation, copy.deepcopy(MALFORMED[case]), DIALOGUE_SHAPE)
-    outcome.refused(DIALOGUE_SHAPE, *CODES, *EXTRA_CODES.get(case, ()))
+    reply = client.send(copy.deepcopy(MALFORMED[case]), serves=SHAPE)
+    reply.refused(SHAPE, *CODES, *EXTRA_CODES.get(case, ()))
 
 
 json_values = st.recursive(
@@ -109,12 +109,12 @@ json_values = st.recursive(
 )
 
 
-@requirement(DIALOGUE_SHAPE)
+@requirement(SHAPE)
 @given(tree=json_values, path=json_values)
 @example(tree={}, path=[])
 @example(tree={}, path=[[]])
 def test_arbitrary_arguments_never_crash(implementation: Implementation, tree: object, path: object) -> None:
-    """Random JSON as tree and path: an error (or, for a valid request, a result), never a crash."""
-    outcome = send(implementation, {"tree": tree, "path": path}, DIALOGUE_SHAPE)
-    if outcome.ok:
-        outcome.result(DIALOGUE_SHAPE)
+    """Random JSON as tree and path: an error matching error.json (or, for a valid request, a result), never a crash."""
+    reply = AssemblyClient(implementation).send({"tree": tree, "path": path}, serves=SHAPE)
+    if reply.ok:
+        reply.expect(SHAPE)

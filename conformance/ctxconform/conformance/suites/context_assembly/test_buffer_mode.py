@@ -8,35 +8,55 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.suites.context_assembly.client import BUFFER_SHAPE, Json, assemble, edge, linear_tree, node, require
+from ctxconform.conformance.suites.context_assembly import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.context_assembly.client import AssemblyClient, Json, edge, linear_tree, node
+from ctxconform.conformance.testing import Implementation, check, requirement
 
-requirement = pytest.mark.requirement
-
-DOCUMENT: Final = BUFFER_SHAPE
-ROLES: Final = "context-assembly/buffer-mode/no-role-distinctions"
-DEFAULT_OFF: Final = "context-assembly/buffer-mode/system-context-excluded-by-default"
-ENABLED: Final = "context-assembly/buffer-mode/system-context-enabled"
-PLACEMENT: Final = "context-assembly/buffer-mode/system-context-placement"
-TRAVERSE: Final = "context-assembly/buffer-mode/traverse-active-path"
-FILTER: Final = "context-assembly/buffer-mode/filter-excluded"
-CONCAT: Final = "context-assembly/buffer-mode/concatenate-content"
-SEPARATOR: Final = "context-assembly/buffer-mode/concatenation-separator"
-WORKING: Final = "context-assembly/buffer-mode/append-working-buffer"
-TRUNCATION: Final = "context-assembly/buffer-mode/truncation"
+DOCUMENT: Final = R.BUFFER_MODE_SINGLE_DOCUMENT_STRING
+ROLES: Final = R.BUFFER_MODE_NO_ROLE_DISTINCTIONS
+DEFAULT_OFF: Final = R.BUFFER_MODE_SYSTEM_CONTEXT_EXCLUDED_BY_DEFAULT
+ENABLED: Final = R.BUFFER_MODE_SYSTEM_CONTEXT_ENABLED
+PLACEMENT: Final = R.BUFFER_MODE_SYSTEM_CONTEXT_PLACEMENT
+TRAVERSE: Final = R.BUFFER_MODE_TRAVERSE_ACTIVE_PATH
+FILTER: Final = R.BUFFER_MODE_FILTER_EXCLUDED
+CONCAT: Final = R.BUFFER_MODE_CONCATENATE_CONTENT
+SEPARATOR: Final = R.BUFFER_MODE_CONCATENATION_SEPARATOR
+WORKING: Final = R.BUFFER_MODE_APPEND_WORKING_BUFFER
+TRUNCATION: Final = R.BUFFER_MODE_TRUNCATION
+SYSTEM_LONG: Final = R.GUARANTEES_SYSTEM_CONTEXT_TOO_LONG
 SEPARATORS: Final = ("", "\n", "\n\n")
+LABELS: Final = ("human:", "model:", "user:", "assistant:")
 AGENT: Final = "AGENT-PROMPT-xyz"
 TREE: Final = "TREE-CONTEXT-xyz"
 
 
-def document_of(result: Json) -> str:
-    """The document under a reading of single-document-string: its own field, or the one message's content."""
+def document_of(result: Json, texts: list[str]) -> str:
+    """The document under a reading of single-document-string: its own field, or the one message's content.
+
+    Two checks come first so that later ones may rely on them: no role labels, and `texts` (those present) in path order.
+    """
     if "document" in result:
-        require(not result.get("messages"), DOCUMENT, f"a document and messages {result.get('messages')}")
-        return str(result["document"])
-    messages = result.get("messages") or []
-    require(len(messages) == 1, DOCUMENT, f"{len(messages)} messages in buffer mode; expected one document")
-    return str(messages[0]["content"])
+        check(DOCUMENT, not result.get("messages"), "a document and messages", received=result)
+        document = str(result["document"])
+    else:
+        messages = result.get("messages") or []
+        check(DOCUMENT, len(messages) == 1, "not one document in buffer mode", received=result)
+        document = str(messages[0]["content"])
+    labels = [label for label in LABELS if label in document.lower()]
+    check(ROLES, not labels, "role labels in the document", received=document)
+    check(TRAVERSE, in_path_order(document, texts), "the contents are not in path order", received=document, expected=texts)
+    return document
+
+
+def in_path_order(document: str, texts: list[str]) -> bool:
+    """Whether the texts the document holds come in the given order (texts it lacks are skipped)."""
+    position = 0
+    for text in filter(None, texts):
+        found = document.find(text, position)
+        if found < 0 and text in document:
+            return False
+        position = found + len(text) if found >= 0 else position
+    return True
 
 
 def concatenated(document: str, texts: list[str], working: str = "") -> bool:
@@ -68,156 +88,158 @@ def buffer_request(texts: list[str], **kwargs: object) -> Json:
     return linear_tree(texts, mode="buffer", **kwargs)  # type: ignore[arg-type]
 
 
-@requirement(DOCUMENT, CONCAT, SEPARATOR, ROLES)
-def test_contents_are_concatenated(implementation: Implementation) -> None:
+def document_for(client: AssemblyClient, request: Json, serves: str, texts: list[str]) -> str:
+    """The document the implementation assembles for a request that must succeed."""
+    return document_of(client.assemble(request, serves=serves).result, texts)
+
+
+@requirement(DOCUMENT, CONCAT, SEPARATOR, ROLES, TRAVERSE)
+def test_contents_are_concatenated(client: AssemblyClient) -> None:
     """Human and model contents alike, in path order, no role labels."""
     texts = ["Once upon a time", " there was a crab", " who walked forward."]
-    document = document_of(assemble(implementation, buffer_request(texts)).result(DOCUMENT))
-    for label in ("user", "assistant", "human", "model", "User:", "Assistant:"):
-        require(label.lower() not in document.lower(), ROLES, f"role label {label!r} in {document!r}")
-    require(added_text(document, texts) == "", ROLES, f"text added to the contents in {document!r}")
-    require(concatenated(document, texts), SEPARATOR, f"document {document!r}")
+    document = document_for(client, buffer_request(texts), DOCUMENT, texts)
+    check(CONCAT, added_text(document, texts) is not None, "a content is missing or out of order", received=document)
+    labels = [label for label in ("user", "assistant", "human", "model") if label in document.lower()]
+    check(ROLES, not labels and added_text(document, texts) == "", "text added to the contents", received=document)
+    check(SEPARATOR, concatenated(document, texts), "the contents are not joined by one separator", received=document)
 
 
-@requirement(CONCAT, SEPARATOR, ROLES)
+@requirement(CONCAT, ROLES, DOCUMENT, TRAVERSE)
 @given(
     texts=st.lists(st.text(st.characters(min_codepoint=97, max_codepoint=122), min_size=1, max_size=40), min_size=1, max_size=8),
     authors=st.lists(st.sampled_from(["human", "model"]), min_size=8, max_size=8),
 )
 def test_generated_contents_concatenate(implementation: Implementation, texts: list[str], authors: list[str]) -> None:
     """Same-author runs are not merged differently: every content once, unchanged, in order."""
-    result = assemble(implementation, buffer_request(texts, authors=authors[: len(texts)])).result(DOCUMENT)
-    document = document_of(result)
-    require(added_text(document, texts) == "", ROLES, f"text added to the contents in {document!r}")
-    require(concatenated(document, texts), CONCAT, f"document {document!r} for {texts}")
-    require(result["truncated"] is False, CONCAT, "truncated without need")
+    request = buffer_request(texts, authors=authors[: len(texts)])
+    result = AssemblyClient(implementation).assemble(request, serves=CONCAT).result
+    document = document_of(result, texts)
+    check(ROLES, added_text(document, texts) == "", "text added to the contents", sent=request, received=document)
+    check(CONCAT, concatenated(document, texts), "not the contents concatenated", sent=request, received=document)
+    check(CONCAT, result["truncated"] is False, "truncated without need", received=result)
 
 
-@requirement(CONCAT, SEPARATOR)
-def test_same_author_nodes_join_like_any_others(implementation: Implementation) -> None:
+@requirement(CONCAT, DOCUMENT, ROLES, TRAVERSE)
+def test_same_author_nodes_join_like_any_others(client: AssemblyClient) -> None:
     """Consecutive human nodes are not merged as in dialogue mode: one separator throughout the document."""
     texts = ["Line one.", "Line two.", "Line three.", "A reply."]
-    request = buffer_request(texts, authors=["human", "human", "human", "model"])
-    document = document_of(assemble(implementation, request).result(CONCAT))
-    require(concatenated(document, texts), CONCAT, f"document {document!r}")
+    document = document_for(client, buffer_request(texts, authors=["human", "human", "human", "model"]), CONCAT, texts)
+    check(CONCAT, concatenated(document, texts), "not the contents concatenated", received=document)
 
 
 @requirement(DEFAULT_OFF)
 @pytest.mark.parametrize("flag", [None, False])
-def test_system_context_off_by_default(implementation: Implementation, flag: bool | None) -> None:
+def test_system_context_off_by_default(client: AssemblyClient, flag: bool | None) -> None:
     """Without bufferModeSystemContext (or false), no system text anywhere."""
     request = buffer_request(["Text."], agent=AGENT, system=TREE)
     if flag is not None:
         request["tree"]["bufferModeSystemContext"] = flag
-    result = assemble(implementation, request).result(DEFAULT_OFF)
-    shown = repr(result)
-    require(AGENT not in shown and TREE not in shown, DEFAULT_OFF, f"system text in {shown[:300]}")
+    shown = repr(client.assemble(request, serves=DEFAULT_OFF).result)
+    check(DEFAULT_OFF, AGENT not in shown and TREE not in shown, "system text in the result", received=shown)
 
 
-@requirement(ENABLED, PLACEMENT)
-def test_system_context_when_enabled(implementation: Implementation) -> None:
+@requirement(ENABLED, PLACEMENT, DOCUMENT, ROLES, TRAVERSE)
+def test_system_context_when_enabled(client: AssemblyClient) -> None:
     """With bufferModeSystemContext true: prepended to the document, or in systemContext with the document unchanged."""
     request = buffer_request(["Text one.", "Text two."], agent=AGENT, system=TREE)
+    # The combined system context is what this implementation makes of agent and tree in dialogue mode (combining
+    # them is system-context-combination's business).
+    dialogue = {**request, "tree": {**request["tree"], "mode": "dialogue"}}
+    combined = str(client.assemble(dialogue, serves=ENABLED).result.get("systemContext") or "")
     request["tree"]["bufferModeSystemContext"] = True
-    result = assemble(implementation, request).result(ENABLED)
-    document = document_of(result)
+    result = client.assemble(request, serves=ENABLED).result
+    shown = "\u0000".join([str(result.get("systemContext") or ""), str(result.get("document") or "")])
+    shown += "".join(str(m.get("content")) for m in result.get("messages") or [])
+    check(ENABLED, bool(combined) and combined in shown, "the combined system context is missing", received=result)
+    document = document_of(result, ["Text one.", "Text two."])
     system = result.get("systemContext")
-    in_field = (
-        isinstance(system, str) and AGENT in system and TREE in system and concatenated(document, ["Text one.", "Text two."])
-    )
+    body = ["Text one.", "Text two."]
+    in_field = system == combined and concatenated(document, body)
     prepended = False
     for separator in ("\n", "\n\n"):
-        for combined in (f"{AGENT}\n\n{TREE}", f"{AGENT}\n{TREE}"):
-            if document.startswith(combined + separator):
-                prepended = concatenated(document[len(combined + separator) :], ["Text one.", "Text two."])
-    require(AGENT in repr(result) and TREE in repr(result), ENABLED, "system context missing")
-    require(in_field or prepended, PLACEMENT, f"document {document!r}, systemContext {system!r}")
+        if document.startswith(combined + separator):
+            prepended = concatenated(document[len(combined + separator) :], body)
+    check(PLACEMENT, in_field or prepended, "the system context is neither prepended nor in its field", received=result)
 
 
-@requirement(TRAVERSE)
-def test_only_the_active_path(implementation: Implementation) -> None:
+@requirement(TRAVERSE, DOCUMENT, ROLES)
+def test_only_the_active_path(client: AssemblyClient) -> None:
     """Other branches never appear in the document."""
     request = buffer_request(["Root.", "Branch A."])
     request["tree"]["nodes"].append(node("b", "Branch B.", "model"))
     request["tree"]["edges"].append(edge("n0", "b"))
     request["path"] = ["n0", "b"]
-    document = document_of(assemble(implementation, request).result(TRAVERSE))
-    require(concatenated(document, ["Root.", "Branch B."]), TRAVERSE, f"document {document!r}")
+    document = document_for(client, request, TRAVERSE, ["Root.", "Branch B."])
+    check(TRAVERSE, concatenated(document, ["Root.", "Branch B."]), "not the active path", sent=request, received=document)
 
 
-@requirement(FILTER)
+@requirement(FILTER, DOCUMENT, ROLES, TRAVERSE)
 @pytest.mark.parametrize("how", ["excluded", "pruned", "annotation"])
-def test_excluded_nodes_contribute_nothing(implementation: Implementation, how: str) -> None:
+def test_excluded_nodes_contribute_nothing(client: AssemblyClient, how: str) -> None:
     """Excluded, pruned and annotation-reached nodes add no text."""
     request = buffer_request(["Kept one.", "HIDDEN text.", "Kept two."])
     if how == "annotation":
         request["tree"]["edges"][0]["edgeType"] = "annotation"
     else:
         request["tree"]["nodes"][1]["metadata"] = {how: True}
-    document = document_of(assemble(implementation, request).result(FILTER))
-    require("HIDDEN" not in document, FILTER, f"document {document!r}")
+    document = document_for(client, request, FILTER, ["Kept one.", "Kept two."])
+    check(FILTER, "HIDDEN" not in document, f"{how} text in the document", sent=request, received=document)
     if how != "annotation":
-        require(concatenated(document, ["Kept one.", "Kept two."]), FILTER, f"document {document!r}")
+        check(FILTER, concatenated(document, ["Kept one.", "Kept two."]), "the other nodes changed", received=document)
 
 
-@requirement(WORKING)
+@requirement(WORKING, DOCUMENT, ROLES, TRAVERSE)
 @pytest.mark.parametrize("working", ["", " and then", "\nNew line draft"])
-def test_working_buffer_is_appended(implementation: Implementation, working: str) -> None:
+def test_working_buffer_is_appended(client: AssemblyClient, working: str) -> None:
     """The working buffer ends the document, unchanged; an empty one adds nothing."""
     request = buffer_request(["First part.", "Second part."])
     request["workingBuffer"] = working
-    document = document_of(assemble(implementation, request).result(WORKING))
-    require(concatenated(document, ["First part.", "Second part."], working), WORKING, f"document {document!r}")
-    require(document.endswith(working), WORKING, f"document {document!r}")
+    document = document_for(client, request, WORKING, ["First part.", "Second part.", working])
+    appended = concatenated(document, ["First part.", "Second part."], working) and document.endswith(working)
+    check(WORKING, appended, "the working buffer does not end the document unchanged", sent=request, received=document)
 
 
-@requirement(TRUNCATION)
+@requirement(TRUNCATION, DOCUMENT, ROLES, TRAVERSE)
 @pytest.mark.parametrize("strategy", ["truncateMiddle", "rollingWindow"])
-def test_oversized_document_keeps_its_end(implementation: Implementation, strategy: str) -> None:
+def test_oversized_document_keeps_its_end(client: AssemblyClient, strategy: str) -> None:
     """Over the budget: truncated, the end (last node and working buffer) kept, a marker under truncateMiddle."""
-    if strategy == "rollingWindow" and "rolling_window" not in implementation.features("context-assembly"):
-        pytest.skip("rolling_window not declared")
     texts = [f"<{i}>" + "p" * 397 for i in range(8)]  # 100 tokens each
-    request = buffer_request(texts, limit=450, settings={"tokenBuffer": 0, "truncationStrategy": strategy})
-    request["workingBuffer"] = " draft"
-    result = assemble(implementation, request).result(TRUNCATION)
-    document = document_of(result)
-    require(result["truncated"] is True, TRUNCATION, "not truncated")
-    require(
-        document.endswith(texts[-1] + " draft") or (document.endswith(" draft") and texts[-1] in document),
-        TRUNCATION,
-        f"end lost: {document[-80:]!r}",
-    )
-    require(texts[3] not in document, TRUNCATION, "a middle node kept in a document over the budget")
+    request = buffer_request(texts, limit=460, settings={"tokenBuffer": 10, "truncationStrategy": strategy})
+    request["workingBuffer"] = "[draft]"
+    result = client.assemble(request, serves=TRUNCATION).result
+    document = document_of(result, [*texts, "[draft]"])
+    check(TRUNCATION, result["truncated"] is True, "not truncated", received=result)
+    kept_end = document.endswith("[draft]") and texts[-1] in document
+    check(TRUNCATION, kept_end, "the end of the document is lost", received=document[-80:])
+    check(TRUNCATION, texts[3] not in document, "a middle node kept in a document over the budget", received=document)
     if strategy == "truncateMiddle":
-        rest = document.replace(" draft", "")
+        rest = document.replace("[draft]", "")
         for text in texts:
             rest = rest.replace(text, "")
-        require(rest.strip("p\n"), "context-assembly/truncation/marker-present", f"no marker in {document[:120]!r}...")
+        check(TRUNCATION, bool(rest.strip("p\n")), "no marker where text was removed", received=document)
+
+
+@requirement(TRUNCATION, DOCUMENT, ROLES, TRAVERSE)
+def test_document_that_fits_is_whole(client: AssemblyClient) -> None:
+    """A document within the budget is returned whole."""
+    texts = [f"<{i}>" + "p" * 97 for i in range(4)]
+    result = client.assemble(buffer_request(texts, limit=210, settings={"tokenBuffer": 10}), serves=TRUNCATION).result
+    whole = result["truncated"] is False and concatenated(document_of(result, texts), texts)
+    check(TRUNCATION, whole, "a document that fits is changed", received=result)
 
 
 @requirement(TRUNCATION)
-def test_document_that_fits_is_whole(implementation: Implementation) -> None:
-    """A document within the budget is returned whole under every strategy."""
-    texts = [f"<{i}>" + "p" * 97 for i in range(4)]
-    request = buffer_request(texts, limit=200, settings={"tokenBuffer": 0})
-    result = assemble(implementation, request).result(TRUNCATION)
-    require(result["truncated"] is False and concatenated(document_of(result), texts), TRUNCATION, "fitting document changed")
-
-
-@requirement(TRUNCATION, "context-assembly/truncation/stop-at-limit-error")
-def test_stop_at_limit_refuses_oversized_document(implementation: Implementation) -> None:
+def test_stop_at_limit_refuses_oversized_document(client: AssemblyClient) -> None:
     """Under stopAtLimit, refuses an oversized document with contextExceedsLimit."""
     texts = [f"<{i}>" + "p" * 397 for i in range(4)]
-    request = buffer_request(texts, limit=300, settings={"tokenBuffer": 0, "truncationStrategy": "stopAtLimit"})
-    if not {"stop_at_limit", "buffer_mode"} <= implementation.features("context-assembly"):
-        pytest.skip("stop_at_limit and buffer_mode not both declared")
-    assemble(implementation, request).refused(TRUNCATION, "contextExceedsLimit")
+    request = buffer_request(texts, limit=310, settings={"tokenBuffer": 10, "truncationStrategy": "stopAtLimit"})
+    client.assemble(request, serves=TRUNCATION).refused(TRUNCATION, "contextExceedsLimit")
 
 
-@requirement(ENABLED)
-def test_enabled_system_context_too_long(implementation: Implementation) -> None:
+@requirement(SYSTEM_LONG)
+def test_enabled_system_context_too_long(client: AssemblyClient) -> None:
     """Buffer mode with the system context enabled: one over the limit is refused with systemContextTooLong."""
-    request = buffer_request(["Text."], system="T" * 2000, limit=300, settings={"tokenBuffer": 0})
+    # Agent and tree texts each over the limit alone: reading either one is enough to refuse.
+    request = buffer_request(["Text."], agent="A" * 2000, system="T" * 2000, limit=310, settings={"tokenBuffer": 10})
     request["tree"]["bufferModeSystemContext"] = True
-    assemble(implementation, request).refused("context-assembly/guarantees/system-context-too-long", "systemContextTooLong")
+    client.assemble(request, serves=SYSTEM_LONG).refused(SYSTEM_LONG, "systemContextTooLong")

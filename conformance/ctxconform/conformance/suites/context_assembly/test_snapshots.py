@@ -1,46 +1,53 @@
-"""Snapshot tests: the fixture trees of fixtures/context-assembly, answers normalized and compared with the golden snapshots."""
+"""Golden scripts: the fixture trees of fixtures/context-assembly, answers normalized and compared with their snapshots."""
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from ctxconform.conformance._data import fixtures_dir
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.exceptions import RequirementFailure
-from ctxconform.conformance.suites.context_assembly.client import SPEC, Json, assemble
+from ctxconform.conformance.suites.context_assembly.client import SPEC, AssemblyClient, Json
+from ctxconform.conformance.testing import (
+    GoldenPart,
+    GoldenScript,
+    GoldenStep,
+    fixtures_dir,
+    golden_params,
+    load_script,
+    replay_script,
+)
 
-requirement = pytest.mark.requirement
-
-FIXTURES: Final = sorted((fixtures_dir() / SPEC).glob("*.json"))
+SCRIPTS: Final = golden_params(fixtures_dir() / SPEC)
 # dialogue-mode/non-text-content: any bracketed placeholder naming the type is read as the same token.
 PLACEHOLDER: Final = re.compile(r"\[[^\[\]]*\b(image|audio)\b[^\[\]]*\]", re.IGNORECASE)
-
-SYSTEM: Final = "context-assembly/system-context-combination/agent-before-tree"
-INSTRUCTION: Final = "context-assembly/multi-source-edges/instruction-appended-to-system"
-CONTEXT: Final = "context-assembly/multi-source-edges/context-before-primary"
-TRAVERSE: Final = "context-assembly/dialogue-mode/traverse-root-to-current"
-FILTER: Final = "context-assembly/dialogue-mode/filter-excluded"
-MERGE: Final = "context-assembly/dialogue-mode/merge-consecutive-same-author"
-FITS: Final = "context-assembly/dialogue-mode/truncate-only-if-needed"
-BUFFER_OFF: Final = "context-assembly/buffer-mode/system-context-excluded-by-default"
-BUFFER_ON: Final = "context-assembly/buffer-mode/system-context-enabled"
-CONCAT: Final = "context-assembly/buffer-mode/concatenate-content"
-RECENT: Final = "context-assembly/truncation/middle-keeps-recent"
-MARKER: Final = "context-assembly/truncation/marker-present"
-FLAG: Final = "context-assembly/guarantees/truncated-flag"
-STOP: Final = "context-assembly/truncation/stop-at-limit-error"
-
-
-def load(path: Path) -> Json:
-    """A fixture: description, checks (whole, truncated or refused), features and the request."""
-    fixture: Json = json.loads(path.read_text(encoding="utf-8"))
-    return fixture
+DEFAULT_MINIMUM_RECENT: Final = 4
+LABELS: Final = ("human:", "model:", "user:", "assistant:")
+# Parts are compared in this order, so that the first that differs is the most specific one.
+PART_ORDER: Final = (
+    "labels",
+    "excluded",
+    "pruned",
+    "annotation",
+    "nodes",
+    "order",
+    "default-strategy",
+    "system-in-messages",
+    "agent-level",
+    "tree-level",
+    "system-untruncated",
+    "system",
+    "sequence",
+    "messages",
+    "flags",
+    "recent",
+    "truncated",
+    "marker",
+    "refusal",
+)
 
 
 def known_texts(request: Json) -> dict[str, str]:
@@ -81,7 +88,7 @@ def normalize(result: Json, request: Json) -> Json:
     known = known_texts(request)
     system = " ".join(str(result.get("systemContext") or "").split()) or None
     if "document" in result or request["tree"]["mode"] == "buffer":
-        text = result["document"] if "document" in result else result["messages"][0]["content"]
+        text = str(result["document"]) if "document" in result else str(result["messages"][0]["content"])
         document = tokens(text, known)
         if system is None and document and document[0].startswith("text:"):  # system-context-placement: prepended
             system = document.pop(0).removeprefix("text:")
@@ -94,52 +101,111 @@ def _flags(result: Json) -> Json:
     return {"truncated": result["truncated"], "droppedMessageCount": result["droppedMessageCount"]}
 
 
-def whole_parts(normalized: Json, fixture: Json) -> list[tuple[str, Any, str]]:
-    """The parts of an untruncated answer, each with the requirement a difference in it breaks (a fixture may name others)."""
-    tree = fixture["request"]["tree"]
-    buffer = tree["mode"] == "buffer"
-    system = (BUFFER_ON if tree.get("bufferModeSystemContext") else BUFFER_OFF) if buffer else SYSTEM
-    named = {"system": system, "sequence": CONCAT if buffer else TRAVERSE, "messages": CONCAT if buffer else MERGE, "flags": FITS}
-    named |= fixture.get("requirements", {})
+def hidden_nodes(request: Json) -> dict[str, set[str]]:
+    """The nodes the request hides, by how: metadata.excluded, metadata.pruned, reached through an annotation edge."""
+    nodes = request["tree"]["nodes"]
+    flagged = {how: {n["id"] for n in nodes if (n.get("metadata") or {}).get(how) is True} for how in ("excluded", "pruned")}
+    annotated = {e["target"] for e in request["tree"]["edges"] if e.get("edgeType") == "annotation"}
+    return {**flagged, "annotation": annotated}
+
+
+def node_tokens(normalized: Json) -> list[str]:
+    """The tokens that stand for node contents (and the working buffer), in order."""
+    return [t for message in normalized["messages"] for t in message[1:] if not t.startswith(("text:", "["))]
+
+
+def text_tokens(normalized: Json) -> list[str]:
+    """The text that comes from no node, one entry per gap."""
+    return [t.removeprefix("text:") for message in normalized["messages"] for t in message[1:] if t.startswith("text:")]
+
+
+def whole_parts(normalized: Json) -> dict[str, Any]:
+    """The parts of an untruncated answer: system text, the node sequence, its grouping into messages, the flags."""
     sequence = [f"{message[0]}:{token}" for message in normalized["messages"] for token in message[1:]]
-    values = {"system": normalized["system"], "sequence": sequence, "messages": normalized["messages"]}
-    values["flags"] = normalized["flags"]
-    return [(name, values[name], named[name]) for name in values]
+    return {
+        "system": normalized["system"],
+        "sequence": sequence,
+        "messages": normalized["messages"],
+        "flags": normalized["flags"],
+    }
 
 
-def truncated_parts(normalized: Json, fixture: Json) -> list[tuple[str, Any, str]]:
+def truncated_parts(normalized: Json, recent: int) -> dict[str, Any]:
     """The parts of a truncated answer fixed under every reading: system, the recent messages, flag and marker."""
     messages = normalized["messages"]
-    texts = [token for message in messages for token in message[1:] if token.startswith("text:")]
     # marker-form: the marker may stand inside a kept message, so recent messages are compared by their nodes only.
-    recent = [[token for token in message if not token.startswith("text:")] for message in messages[-fixture["recent"] :]]
-    return [
-        ("system", normalized["system"], "context-assembly/guarantees/system-context-never-truncated"),
-        ("recent", recent, RECENT),
-        ("truncated", normalized["flags"]["truncated"], FLAG),
-        ("marker", bool(texts), MARKER),
-    ]
+    kept = [[token for token in message if not token.startswith("text:")] for message in messages[-recent:]]
+    texts = text_tokens(normalized)
+    return {"system": normalized["system"], "recent": kept, "truncated": normalized["flags"]["truncated"], "marker": bool(texts)}
 
 
-@requirement(SYSTEM, INSTRUCTION, CONTEXT, TRAVERSE, FILTER, MERGE, FITS, BUFFER_OFF, BUFFER_ON, CONCAT)
-@requirement(RECENT, MARKER, FLAG, STOP, "context-assembly/guarantees/system-context-never-truncated")
-@pytest.mark.parametrize("path", FIXTURES, ids=[path.stem for path in FIXTURES])
-def test_fixture_tree_matches_the_golden_snapshot(
-    path: Path, implementation: Implementation, snapshot: SnapshotAssertion
-) -> None:
+def path_parts(normalized: Json, request: Json, result: Json) -> dict[str, Any]:
+    """The parts about the path: hidden nodes that show, which nodes show and in what order, labels, the system text."""
+    tokens_ = node_tokens(normalized)
+    shown = {token.split("/")[0] for token in tokens_}
+    parts: dict[str, Any] = {how: sorted(ids & shown) for how, ids in hidden_nodes(request).items()}
+    parts |= {"nodes": sorted(set(tokens_)), "order": tokens_}
+    document = str(result.get("document") or "".join(str(m.get("content")) for m in result.get("messages") or []))
+    parts["labels"] = [label for label in LABELS if label in document.lower()]
+    system = normalized["system"]
+    parts["system-in-messages"] = bool(system) and any(system in text for text in text_tokens(normalized))
+    return parts | system_parts(system, request)
+
+
+def system_parts(system: str | None, request: Json) -> dict[str, Any]:
+    """Whether the trimmed agent-level and tree-level texts are in the system text (normalized as it is)."""
+    agent = ((request.get("agent") or {}).get("configuration") or {}).get("systemPrompt") or ""
+    tree = request["tree"].get("systemContext") or ""
+    return {name: " ".join(text.split()) in (system or "") for name, text in (("agent-level", agent), ("tree-level", tree))}
+
+
+def minimum_recent(request: Json) -> int:
+    """The request's minimumRecentNodes (the tree's over the app's), else the spec's default."""
+    settings = {**(request.get("settings") or {}), **(request["tree"].get("settings") or {})}
+    return int(settings.get("minimumRecentNodes", DEFAULT_MINIMUM_RECENT))
+
+
+def compared_parts(client: AssemblyClient, script: GoldenScript, step: GoldenStep, names: set[str]) -> dict[str, Any]:
+    """Every part this step's answer has (a refusal, or the parts of a whole or a truncated answer)."""
+    reply = client.assemble(step.args, serves=script.owner)
+    if "refusal" in names:
+        return {"refusal": reply.refused(step.owners["refusal"])}
+    result = reply.expect(script.owner)
+    normalized = normalize(result, step.args)
+    truncated = "recent" in names
+    parts = truncated_parts(normalized, minimum_recent(step.args)) if truncated else whole_parts(normalized)
+    parts |= path_parts(normalized, step.args, result)
+    if "default-strategy" in names:
+        explicit = {**step.args, "settings": {**(step.args.get("settings") or {}), "truncationStrategy": "truncateMiddle"}}
+        parts["default-strategy"] = normalize(client.assemble(explicit, serves=script.owner).result, step.args) == normalized
+    if "system-untruncated" in names:
+        roomy = client.assemble({**step.args, "modelContextLimit": 10**7}, serves=script.owner).result
+        parts["system-untruncated"] = normalize(roomy, step.args)["system"] == normalized["system"]
+    return parts
+
+
+def answer_parts(client: AssemblyClient, script: GoldenScript, step: GoldenStep) -> dict[str, Any]:
+    """Call one step and cut its normalized answer into the parts the step's owners name, most specific first."""
+    names = set(step.owners)
+    unknown = names - set(PART_ORDER)
+    if unknown:
+        raise RuntimeError(f"{script.description!r}: a step's owners name parts the replayer does not know: {sorted(unknown)}")
+    parts = compared_parts(client, script, step, names)
+    return {name: parts[name] for name in PART_ORDER if name in names}
+
+
+def answerer(client: AssemblyClient, script: GoldenScript) -> Callable[[int, GoldenStep], Iterator[GoldenPart]]:
+    """The replayer's answer function for one script."""
+
+    def answer(_: int, step: GoldenStep) -> Iterator[GoldenPart]:
+        for name, value in answer_parts(client, script, step).items():
+            yield GoldenPart(name=name, value=value)
+
+    return answer
+
+
+@pytest.mark.parametrize("path", SCRIPTS)
+def test_fixture_tree_matches_the_golden_snapshot(path: Path, client: AssemblyClient, snapshot: SnapshotAssertion) -> None:
     """The answer to a fixture tree, normalized where the registry allows readings, matches the golden snapshots."""
-    fixture = load(path)
-    missing = set(fixture["features"]) - implementation.features(SPEC)
-    if missing:
-        pytest.skip(f"{', '.join(sorted(missing))} not declared")
-    outcome = assemble(implementation, fixture["request"])
-    if fixture["checks"] == "refused":
-        parts = [("refusal", outcome.refused(STOP), STOP)]
-    else:
-        normalized = normalize(outcome.result(TRAVERSE), fixture["request"])
-        parts = (truncated_parts if fixture["checks"] == "truncated" else whole_parts)(normalized, fixture)
-    # Every part is compared (syrupy records each); the first that differs names the requirement it breaks.
-    differing = [(name, value, rid) for name, value, rid in parts if snapshot(name=name) != value]
-    if differing:
-        name, value, rid = differing[0]
-        raise RequirementFailure(rid, f"{path.stem}: {', '.join(d[0] for d in differing)} differ; {name} is {str(value)[:400]}")
+    script = load_script(path)
+    replay_script(script, answerer(client, script), snapshot)

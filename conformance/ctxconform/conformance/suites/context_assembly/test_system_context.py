@@ -8,16 +8,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.suites.context_assembly.client import Json, assemble, edge, linear_tree, node, require
-
-requirement = pytest.mark.requirement
+from ctxconform.conformance.suites.context_assembly import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.context_assembly.client import AssemblyClient, Json, edge, linear_tree, node
+from ctxconform.conformance.testing import Implementation, check, check_equal, check_in, requirement
 
 AGENT: Final = "You are a careful archivist of the loom."
 TREE: Final = "This tree collects notes about tidal pools."
-COMBINED: Final = "context-assembly/system-context-combination/combined-text-format"
-NONE: Final = "context-assembly/system-context-combination/no-system-context"
-INSTRUCTION: Final = "context-assembly/multi-source-edges/instruction-appended-to-system"
+AGENT_LEVEL: Final = R.SYSTEM_CONTEXT_COMBINATION_AGENT_LEVEL_APPLIES
+TREE_LEVEL: Final = R.SYSTEM_CONTEXT_COMBINATION_TREE_LEVEL_APPLIES
+BEFORE: Final = R.SYSTEM_CONTEXT_COMBINATION_AGENT_BEFORE_TREE
+COMBINED: Final = R.SYSTEM_CONTEXT_COMBINATION_COMBINED_TEXT_FORMAT
+NONE: Final = R.SYSTEM_CONTEXT_COMBINATION_NO_SYSTEM_CONTEXT
+DEDICATED: Final = R.PROVIDER_HANDLING_DEDICATED_FIELD
+BY_DEFAULT: Final = R.DIALOGUE_MODE_SYSTEM_CONTEXT_INCLUDED_BY_DEFAULT
+INSTRUCTION: Final = R.MULTI_SOURCE_EDGES_INSTRUCTION_APPENDED_TO_SYSTEM
+ORDER: Final = R.MULTI_SOURCE_EDGES_PROCESSING_ORDER
+SCOPE: Final = R.DIALOGUE_MODE_INSTRUCTION_SOURCES_SCOPE
+DIRECTIVE: Final = "Answer in one sentence."
 
 
 def joined(system: str, first: str, second: str) -> bool:
@@ -39,73 +46,56 @@ def system_of(result: Json) -> str | None:
     return None if value is None else str(value)
 
 
-@requirement(
-    "context-assembly/system-context-combination/agent-level-applies",
-    "context-assembly/dialogue-mode/system-context-included-by-default",
-)
-def test_agent_prompt_alone_is_the_system_context(implementation: Implementation) -> None:
+@requirement(AGENT_LEVEL)
+def test_agent_prompt_alone_is_the_system_context(client: AssemblyClient) -> None:
     """With only an agent prompt, it is the whole system context (trimmed)."""
     request = linear_tree(["Hello there."], agent=f"  {AGENT}\n")
-    result = assemble(implementation, request).result("context-assembly/system-context-combination/agent-level-applies")
-    require(
-        system_of(result) in (AGENT, f"  {AGENT}\n"),
-        "context-assembly/system-context-combination/agent-level-applies",
-        f"systemContext {system_of(result)!r}; expected {AGENT!r}",
-    )
+    system = system_of(client.assemble(request, serves=AGENT_LEVEL).result)
+    check_in(AGENT_LEVEL, system, [AGENT, f"  {AGENT}\n"], "the systemContext", sent=request)
 
 
-@requirement("context-assembly/system-context-combination/tree-level-applies")
-def test_tree_system_context_alone_is_the_system_context(implementation: Implementation) -> None:
+@requirement(TREE_LEVEL)
+def test_tree_system_context_alone_is_the_system_context(client: AssemblyClient) -> None:
     """With only a tree-level text, it is the whole system context (trimmed), with or without an agent object."""
     for request in (linear_tree(["Hello."], system=f"\n{TREE}  "), linear_tree(["Hello."], system=TREE, agent="")):
-        result = assemble(implementation, request).result("context-assembly/system-context-combination/tree-level-applies")
-        require(
-            system_of(result) in (TREE, f"\n{TREE}  "),
-            "context-assembly/system-context-combination/tree-level-applies",
-            f"systemContext {system_of(result)!r}; expected {TREE!r}",
-        )
+        system = system_of(client.assemble(request, serves=TREE_LEVEL).result)
+        check_in(TREE_LEVEL, system, [TREE, f"\n{TREE}  "], "the systemContext", sent=request)
 
 
-@requirement(
-    "context-assembly/system-context-combination/agent-before-tree",
-    "context-assembly/system-context-combination/agent-level-applies",
-    "context-assembly/system-context-combination/tree-level-applies",
-    COMBINED,
-)
-def test_agent_text_comes_before_tree_text(implementation: Implementation) -> None:
+@requirement(BEFORE, AGENT_LEVEL, TREE_LEVEL, COMBINED)
+def test_agent_text_comes_before_tree_text(client: AssemblyClient) -> None:
     """Both present: agent-level first, tree-level second, each once, joined by whitespace."""
     request = linear_tree(["Hello."], agent=AGENT, system=TREE)
-    system = system_of(assemble(implementation, request).result("context-assembly/system-context-combination/agent-before-tree"))
-    require(system is not None, "context-assembly/system-context-combination/agent-before-tree", "no systemContext")
-    assert system is not None
-    require(
-        system.count(AGENT) == 1 and system.count(TREE) == 1 and system.index(AGENT) < system.index(TREE),
-        "context-assembly/system-context-combination/agent-before-tree",
-        f"systemContext {system!r}",
-    )
-    require(joined(system, AGENT, TREE), COMBINED, f"systemContext {system!r} is not agent, whitespace, tree")
+    system = system_of(client.assemble(request, serves=BEFORE).result) or ""
+    check(AGENT_LEVEL, AGENT in system, "the agent-level text is missing", sent=request, received=system)
+    check(TREE_LEVEL, TREE in system, "the tree-level text is missing", sent=request, received=system)
+    once = system.count(AGENT) == 1 and system.count(TREE) == 1
+    check(BEFORE, once and system.index(AGENT) < system.index(TREE), "not agent-level then tree-level", received=system)
+    check(COMBINED, joined(system, AGENT, TREE), "not agent, whitespace, tree", received=system)
 
 
 printable = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=60)
 padding = st.sampled_from(["", " ", "\n", "  \n\t"])
 
 
-@requirement(
-    "context-assembly/system-context-combination/agent-before-tree",
-    COMBINED,
-)
+@requirement(BEFORE, COMBINED, AGENT_LEVEL, TREE_LEVEL)
 @given(agent=printable, tree=printable, pads=st.tuples(padding, padding, padding, padding))
 def test_generated_system_texts_combine_in_order(
     implementation: Implementation, agent: str, tree: str, pads: tuple[str, str, str, str]
 ) -> None:
     """Any two non-blank texts, padded with whitespace, combine as agent then tree."""
-    request = linear_tree(["Hi."], agent=f"{pads[0]}{agent}{pads[1]}", system=f"{pads[2]}{tree}{pads[3]}")
-    system = system_of(assemble(implementation, request).result("context-assembly/system-context-combination/agent-before-tree"))
-    require(
-        system is not None and joined(system, f"{pads[0]}{agent}{pads[1]}", f"{pads[2]}{tree}{pads[3]}"),
-        COMBINED,
-        f"systemContext {system!r} for agent {agent!r} and tree {tree!r}",
-    )
+    padded_agent, padded_tree = f"{pads[0]}{agent}{pads[1]}", f"{pads[2]}{tree}{pads[3]}"
+    client = AssemblyClient(implementation)
+    # Each text alone first: the random texts may hold one another, so the combined text cannot tell them apart.
+    alone_agent = system_of(client.assemble(linear_tree(["Hi."], agent=padded_agent), serves=AGENT_LEVEL).result) or ""
+    check_equal(AGENT_LEVEL, alone_agent.strip(), agent, "the system context of the agent-level text alone")
+    alone_tree = system_of(client.assemble(linear_tree(["Hi."], system=padded_tree), serves=TREE_LEVEL).result) or ""
+    check_equal(TREE_LEVEL, alone_tree.strip(), tree, "the system context of the tree-level text alone")
+    request = linear_tree(["Hi."], agent=padded_agent, system=padded_tree)
+    system = system_of(client.assemble(request, serves=BEFORE).result) or ""
+    ordered = system.strip().startswith(agent) and system.strip().endswith(tree)
+    check(BEFORE, ordered, "not agent-level then tree-level", sent=request, received=system)
+    check(COMBINED, joined(system, padded_agent, padded_tree), "not agent, whitespace, tree", sent=request, received=system)
 
 
 @requirement(NONE)
@@ -114,108 +104,91 @@ def test_generated_system_texts_combine_in_order(
     [(None, None), ("", ""), ("   \n", None), (None, "\t\n "), ("  ", "   ")],
     ids=["absent", "empty", "agent-blank", "tree-blank", "both-blank"],
 )
-def test_no_system_context(implementation: Implementation, agent: str | None, tree: str | None) -> None:
+def test_no_system_context(client: AssemblyClient, agent: str | None, tree: str | None) -> None:
     """With neither text, systemContext is absent (or empty) and no message is added."""
     request = linear_tree(["One.", "Two."], agent=agent, system=tree)
-    result = assemble(implementation, request).result(NONE)
-    require(result.get("systemContext") in (None, ""), NONE, f"systemContext {result.get('systemContext')!r}")
-    require(
-        result["messages"] == [{"role": "user", "content": "One."}, {"role": "assistant", "content": "Two."}]
-        or [(m["role"], m["content"]) for m in result["messages"]] == [("user", "One."), ("assistant", "Two.")],
-        NONE,
-        f"messages {result['messages']}",
-    )
+    result = client.assemble(request, serves=NONE).result
+    check_in(NONE, result.get("systemContext"), [None, ""], "the systemContext", sent=request)
+    # No message is added; the order of the others is traverse-root-to-current's business.
+    got = sorted((m["role"], m["content"]) for m in result["messages"])
+    check_equal(NONE, got, [("assistant", "Two."), ("user", "One.")], "the messages", sent=request)
 
 
-@requirement(
-    "context-assembly/provider-handling/dedicated-field", "context-assembly/dialogue-mode/system-context-included-by-default"
-)
-def test_system_context_is_not_also_a_message(implementation: Implementation) -> None:
+@requirement(DEDICATED, BY_DEFAULT)
+def test_system_context_is_not_also_a_message(client: AssemblyClient) -> None:
     """The combined context goes in systemContext and in no message; bufferModeSystemContext false has no effect."""
     request = linear_tree(["Question?", "Answer."], agent=AGENT, system=TREE)
     request["tree"]["bufferModeSystemContext"] = False
-    result = assemble(implementation, request).result("context-assembly/provider-handling/dedicated-field")
-    require(system_of(result), "context-assembly/dialogue-mode/system-context-included-by-default", "no systemContext")
-    for message in result["messages"]:
-        require(
-            AGENT not in message["content"] and TREE not in message["content"],
-            "context-assembly/provider-handling/dedicated-field",
-            f"message {message} holds the system text",
-        )
-    require(len(result["messages"]) == 2, "context-assembly/provider-handling/dedicated-field", f"messages {result['messages']}")
+    result = client.assemble(request, serves=DEDICATED).result
+    check(BY_DEFAULT, bool(system_of(result)), "no systemContext in dialogue mode", sent=request, received=result)
+    leaked = [m for m in result["messages"] if AGENT in m["content"] or TREE in m["content"]]
+    check(DEDICATED, not leaked and len(result["messages"]) == 2, "the system text is also a message", received=result)
 
 
 def instruction_tree(*, agent: str | None = AGENT, system: str | None = TREE) -> Json:
-    """n0 (human) -> n1 (model) through an edge with an instruction source i0 (and a context source c0 on none)."""
+    """n0 (human) -> n1 (model) through an edge with an instruction source i0."""
     request = linear_tree(["Tell me about crabs.", "Crabs walk sideways."], agent=agent, system=system)
-    request["tree"]["nodes"].append(node("i0", "Answer in one sentence.", "human"))
+    request["tree"]["nodes"].append(node("i0", DIRECTIVE, "human"))
     request["tree"]["edges"] = [edge("n0", "n1", extra=[("i0", "instruction")])]
     return request
 
 
-@requirement(INSTRUCTION, "context-assembly/multi-source-edges/processing-order")
-def test_instruction_source_is_appended_to_system_context(implementation: Implementation) -> None:
+@requirement(INSTRUCTION)
+def test_instruction_source_is_appended_to_system_context(client: AssemblyClient) -> None:
     """An instruction source goes after the agent and tree texts, and into no message."""
-    result = assemble(implementation, instruction_tree()).result(INSTRUCTION)
+    # How agent and tree texts combine is system-context-combination's business: the base is what this implementation
+    # makes of them without the instruction source.
+    plain = linear_tree(["Tell me about crabs.", "Crabs walk sideways."], agent=AGENT, system=TREE)
+    base = system_of(client.assemble(plain, serves=INSTRUCTION).result) or ""
+    result = client.assemble(instruction_tree(), serves=INSTRUCTION).result
     system = system_of(result) or ""
-    require(
-        system.count("Answer in one sentence.") == 1 and system.endswith("Answer in one sentence."),
-        INSTRUCTION,
-        f"systemContext {system!r}",
-    )
-    require(
-        system.index(AGENT) < system.index(TREE) < system.index("Answer in one sentence."),
-        INSTRUCTION,
-        f"systemContext {system!r}",
-    )
-    require(
-        joined(system.removesuffix("Answer in one sentence."), AGENT, TREE)
-        or joined(system, f"{AGENT}\n\n{TREE}", "Answer in one sentence."),
-        INSTRUCTION,
-        f"systemContext {system!r}",
-    )
-    for message in result["messages"]:
-        require("Answer in one sentence." not in message["content"], INSTRUCTION, f"message {message} holds the instruction")
-    require(
-        [m["content"] for m in result["messages"]] == ["Tell me about crabs.", "Crabs walk sideways."],
-        INSTRUCTION,
-        f"messages {result['messages']}",
-    )
+    check(INSTRUCTION, system.count(DIRECTIVE) == 1 and system.endswith(DIRECTIVE), "not appended once", received=system)
+    appended = joined(system, base, DIRECTIVE) if base.strip() else system == DIRECTIVE
+    check(INSTRUCTION, appended, "not appended to the system context", received=system, expected=[base, DIRECTIVE])
+    # A message holding the whole system context is provider-handling/dedicated-field's business.
+    messages = [m["content"] for m in result["messages"] if m["content"] != system]
+    check(INSTRUCTION, not any(DIRECTIVE in m for m in messages), "the instruction is also in a message", received=messages)
+    nodes = {"Tell me about crabs.", "Crabs walk sideways."}
+    check(INSTRUCTION, nodes <= set(messages), "the nodes' messages are lost", received=messages)
 
 
 @requirement(INSTRUCTION)
-def test_instruction_source_alone_is_the_system_context(implementation: Implementation) -> None:
+def test_instruction_source_alone_is_the_system_context(client: AssemblyClient) -> None:
     """With no agent or tree text, the instruction source still makes a system context."""
-    result = assemble(implementation, instruction_tree(agent=None, system=None)).result(INSTRUCTION)
-    require(system_of(result) == "Answer in one sentence.", INSTRUCTION, f"systemContext {system_of(result)!r}")
+    result = client.assemble(instruction_tree(agent=None, system=None), serves=INSTRUCTION).result
+    check_equal(INSTRUCTION, system_of(result), DIRECTIVE, "the systemContext")
 
 
-@requirement("context-assembly/multi-source-edges/processing-order")
-def test_several_instruction_sources_keep_their_order(implementation: Implementation) -> None:
+def appended_part(client: AssemblyClient, request: Json, serves: str) -> str:
+    """What the instruction sources add to the system context this implementation makes without them."""
+    plain = {**request, "tree": {**request["tree"], "edges": [_primary_only(e) for e in request["tree"]["edges"]]}}
+    base = system_of(client.assemble(plain, serves=serves).result) or ""
+    system = system_of(client.assemble(request, serves=serves).result) or ""
+    return system.removeprefix(base).strip() if base.strip() else system
+
+
+def _primary_only(edge_: Json) -> Json:
+    return {**edge_, "sources": [s for s in edge_["sources"] if s["role"] == "primary"]}
+
+
+@requirement(ORDER)
+def test_several_instruction_sources_keep_their_order(client: AssemblyClient) -> None:
     """Two instruction sources on one edge appear in the order the edge lists them."""
-    request = instruction_tree(agent=None, system=None)
+    # A tree-level text: whether instructions need one is instruction-appended-to-system's business.
+    request = instruction_tree(agent=None)
     request["tree"]["nodes"].append(node("i1", "Use plain words.", "human"))
     request["tree"]["edges"] = [edge("n0", "n1", extra=[("i0", "instruction"), ("i1", "instruction")])]
-    system = system_of(assemble(implementation, request).result("context-assembly/multi-source-edges/processing-order")) or ""
-    require(
-        0 <= system.find("Answer in one sentence.") < system.find("Use plain words."),
-        "context-assembly/multi-source-edges/processing-order",
-        f"systemContext {system!r}",
-    )
+    added = appended_part(client, request, ORDER)
+    check(ORDER, 0 <= added.find(DIRECTIVE) < added.find("Use plain words."), "out of order", received=added)
 
 
-@requirement("context-assembly/dialogue-mode/instruction-sources-scope")
-def test_instruction_on_the_last_edge_is_appended(implementation: Implementation) -> None:
+@requirement(SCOPE)
+def test_instruction_on_the_last_edge_is_appended(client: AssemblyClient) -> None:
     """Instructions on the edge into the current position are appended under both readings; earlier ones per a reading."""
-    request = linear_tree(["A?", "B.", "C?"])
+    request = linear_tree(["A?", "B.", "C?"], system=TREE)
     request["tree"]["nodes"] += [node("i0", "Early directive.", "human"), node("i1", "Late directive.", "human")]
     request["tree"]["edges"] = [edge("n0", "n1", extra=[("i0", "instruction")]), edge("n1", "n2", extra=[("i1", "instruction")])]
-    system = system_of(assemble(implementation, request).result("context-assembly/dialogue-mode/instruction-sources-scope")) or ""
-    scope = "context-assembly/dialogue-mode/instruction-sources-scope"
-    require(system.endswith("Late directive."), scope, f"systemContext {system!r}")
-    require(
-        system == "Late directive."
-        or (system.startswith("Early directive.") and not system[len("Early directive.") : -len("Late directive.")].strip()),
-        scope,
-        f"systemContext {system!r}: neither every path edge's instructions nor only the last edge's",
-    )
+    added = appended_part(client, request, SCOPE)
+    check(SCOPE, added.endswith("Late directive."), "the last edge's instruction is not appended", received=added)
+    every = added.startswith("Early directive.") and not added[len("Early directive.") : -len("Late directive.")].strip()
+    check(SCOPE, added == "Late directive." or every, "neither every edge's instructions nor the last's", received=added)
