@@ -88,12 +88,17 @@ class Checked:
     @property
     def result(self) -> Any:
         """The result checked against the operation's schema; a refusal fails the requirement the call serves."""
-        return self.expect(self.serves)
+        return self._result(self.serves)
 
     def expect(self, requirement: str) -> Any:
-        """Return the schema-checked result; fail `requirement` when the call was refused."""
+        """Return the schema-checked result; fail `requirement` when the call was refused, hold it when it was not."""
         if requirement not in (self.operation.requirement, self.serves):
             current_ledger().guard(requirement)
+        result = self._result(requirement)
+        current_ledger().hold(requirement)
+        return result
+
+    def _result(self, requirement: str) -> Any:
         if not self.reply.ok:
             _call_failure(requirement, f"{self.op} was refused where the spec requires a result", self)
         schema = self.operation.schema

@@ -532,37 +532,84 @@ def default_taste_replaced_by_genres() -> Reference:
     return Reference(read_context=_DefaultReplacedByGenres)
 
 
-@mutant("read-context/loading-order/declared-genres-layer-on-top", catalogue=MUTANTS)
+@mutant(
+    "read-context/loading-order/declared-genres-layer-on-top",
+    "read-context/conflicts/only-genre-files",
+    catalogue=MUTANTS,
+)
 def undeclared_genres_load() -> Reference:
     """The reference, except that every genre file in the tastes folder loads, declared or not."""
     return Reference(read_context=_EveryGenreLoads)
 
 
-@mutant("read-context/loading-order/conflicts-surfaced", catalogue=MUTANTS)
+@mutant(
+    "read-context/loading-order/conflicts-surfaced",
+    "read-context/conflicts/shared-line-in-genre-files",
+    catalogue=MUTANTS,
+)
 def conflicts_need_three_genre_files() -> Reference:
     """The reference, except that a line is a conflict only when more than two genre files share it."""
     return Reference(read_context=_ConflictsNeedThreeFiles)
 
 
-@mutant("read-context/loading-order/no-auto-resolve", catalogue=MUTANTS)
+@mutant(
+    "read-context/loading-order/no-auto-resolve",
+    "read-context/loading-order/declared-genres-layer-on-top",
+    "read-context/response-shape/genres-map",
+    catalogue=MUTANTS,
+)
 def shared_lines_kept_by_the_first_genre_only() -> Reference:
     """The reference, except that a conflicting line is removed from every genre text but the first one holding it."""
     return Reference(read_context=_FirstGenreKeepsSharedLines)
 
 
-@mutant("read-context/loading-order/brief-per-image", catalogue=MUTANTS)
+@mutant(
+    "read-context/loading-order/brief-per-image",
+    "read-context/loading-order/declared-genres-layer-on-top",
+    "read-context/loading-order/conflicts-surfaced",
+    "read-context/response-shape/brief-raw",
+    "read-context/tolerance/fresh-workspace",
+    "read-context/response-shape/brief-tastes-list",
+    "read-context/conflicts/shared-line-in-genre-files",
+    "read-context/loading-order/no-auto-resolve",
+    "read-context/loading-order/brief-tastes-declaration",
+    "read-context/loading-order/tastes-declaration-forms",
+    "read-context/loading-order/multiple-tastes-lines",
+    "read-context/tolerance/non-utf8-files",
+    "read-context/tolerance/missing-files-empty",
+    catalogue=MUTANTS,
+)
 def brief_cached_by_file_name() -> Reference:
     """The reference, except that the parsed brief is cached by file name, so every image gets the first image's brief."""
     return Reference(read_context=_BriefCachedByName)
 
 
-@mutant("read-context/loading-order/brief-tastes-declaration", catalogue=MUTANTS)
+@mutant(
+    "read-context/loading-order/brief-tastes-declaration",
+    "read-context/response-shape/brief-tastes-list",
+    "read-context/loading-order/declared-genres-layer-on-top",
+    "read-context/loading-order/conflicts-surfaced",
+    "read-context/loading-order/tastes-declaration-forms",
+    catalogue=MUTANTS,
+)
 def declared_genre_names_keep_spaces() -> Reference:
     """The reference, except that the names of a Tastes: line keep the spaces around them."""
     return Reference(read_context=_DeclaredNamesKeepSpaces)
 
 
-@mutant("read-context/loading-order/notes-per-image", catalogue=MUTANTS)
+@mutant(
+    "read-context/loading-order/notes-per-image",
+    "read-context/response-shape/structured-top-prose-body",
+    "read-context/tolerance/fresh-workspace",
+    "read-context/summarization/short-notes-raw",
+    "read-context/summarization/threshold",
+    "read-context/loading-order/notes-truncated-flag",
+    "read-context/summarization/head-first-10",
+    "read-context/tolerance/missing-files-empty",
+    "read-context/tolerance/unreadable-files-empty",
+    "read-context/tolerance/non-utf8-files",
+    catalogue=MUTANTS,
+)
 def notes_cached_by_file_name() -> Reference:
     """The reference, except that the notes summary is cached by file name, so every image gets the first image's notes."""
     return Reference(read_context=_NotesCachedByName)
@@ -598,25 +645,41 @@ def response_echoes_image_id() -> Reference:
     return Reference(read_context=_EchoesImageId)
 
 
-@mutant("read-context/response-shape/tastes-object", catalogue=MUTANTS)
+@mutant(
+    "read-context/response-shape/tastes-object",
+    "read-context/consequences/fixed-schema",
+    catalogue=MUTANTS,
+)
 def empty_conflicts_left_out() -> Reference:
     """The reference, except that tastes has no conflicts key when there is no conflict."""
     return Reference(read_context=_NoConflictsLeftOut)
 
 
-@mutant("read-context/response-shape/genres-map", catalogue=MUTANTS)
+@mutant(
+    "read-context/response-shape/genres-map",
+    "read-context/loading-order/declared-genres-layer-on-top",
+    catalogue=MUTANTS,
+)
 def genres_keyed_by_file_name() -> Reference:
     """The reference, except that tastes.genres is keyed by file name ("underwater.md") instead of genre name."""
     return Reference(read_context=_GenresKeyedByFileName)
 
 
-@mutant("read-context/response-shape/conflict-entry", catalogue=MUTANTS)
+@mutant(
+    "read-context/response-shape/conflict-entry",
+    "read-context/conflicts/shared-line-in-genre-files",
+    catalogue=MUTANTS,
+)
 def conflicts_per_pair_of_genres() -> Reference:
     """The reference, except that a line shared by three genre files gives one entry per pair of them."""
     return Reference(read_context=_ConflictsPerPair)
 
 
-@mutant("read-context/response-shape/brief-raw", catalogue=MUTANTS)
+@mutant(
+    "read-context/response-shape/brief-raw",
+    "read-context/response-shape/structured-top-prose-body",
+    catalogue=MUTANTS,
+)
 def brief_raw_stripped() -> Reference:
     """The reference, except that brief.raw has its surrounding whitespace stripped."""
     return Reference(read_context=_RawStripped)
@@ -658,19 +721,31 @@ def intent_category_defaults_to_empty() -> Reference:
     return Reference(read_context=_IntentCategoryDefaultsToEmpty)
 
 
-@mutant("read-context/response-shape/structured-top-prose-body", catalogue=MUTANTS)
+@mutant(
+    "read-context/response-shape/structured-top-prose-body",
+    "read-context/summarization/short-notes-raw",
+    catalogue=MUTANTS,
+)
 def markdown_read_with_universal_newlines() -> Reference:
     r"""The reference, except that the markdown is read in text mode, so its \r\n line breaks come back as \n."""
     return Reference(read_context=_UniversalNewlines)
 
 
-@mutant("read-context/summarization/short-notes-raw", catalogue=MUTANTS)
+@mutant(
+    "read-context/summarization/short-notes-raw",
+    "read-context/response-shape/structured-top-prose-body",
+    catalogue=MUTANTS,
+)
 def short_notes_rejoined_from_lines() -> Reference:
     r"""The reference, except that short notes are rejoined from their lines, losing the final break and any \r."""
     return Reference(read_context=_ShortNotesRejoined)
 
 
-@mutant("read-context/summarization/head-first-10", catalogue=MUTANTS)
+@mutant(
+    "read-context/summarization/head-first-10",
+    "read-context/implementation-notes/notes-constants",
+    catalogue=MUTANTS,
+)
 def notes_head_of_9_lines() -> Reference:
     """The reference, except that the summary of long notes starts with their first 9 lines."""
     return Reference(read_context=_HeadOf9)
@@ -682,7 +757,11 @@ def marker_counts_all_but_the_head() -> Reference:
     return Reference(read_context=_MarkerCountsAllButTheHead)
 
 
-@mutant("read-context/summarization/tail-last-30", catalogue=MUTANTS)
+@mutant(
+    "read-context/summarization/tail-last-30",
+    "read-context/implementation-notes/notes-constants",
+    catalogue=MUTANTS,
+)
 def notes_tail_of_29_lines() -> Reference:
     """The reference, except that the summary of long notes ends with their last 29 lines."""
     return Reference(read_context=_TailOf29)
@@ -694,7 +773,11 @@ def truncated_when_the_summary_is_shorter() -> Reference:
     return Reference(read_context=_FlagComparesLengths)
 
 
-@mutant("read-context/summarization/deterministic", catalogue=MUTANTS)
+@mutant(
+    "read-context/summarization/deterministic",
+    "read-context/summarization/elision-marker",
+    catalogue=MUTANTS,
+)
 def elided_count_grows_on_every_call() -> Reference:
     """The reference, except that the line counter adds a file's lines to its earlier count, so N grows on every call."""
     return Reference(read_context=_Recounting)
@@ -736,7 +819,11 @@ def default_taste_takes_part_in_conflicts() -> Reference:
     return Reference(read_context=_DefaultTakesPartInConflicts)
 
 
-@mutant("read-context/conflicts/no-suggested-resolution", catalogue=MUTANTS)
+@mutant(
+    "read-context/conflicts/no-suggested-resolution",
+    "read-context/response-shape/conflict-entry",
+    catalogue=MUTANTS,
+)
 def conflicts_suggest_the_first_genre() -> Reference:
     """The reference, except that each conflict suggests keeping the first genre's line (a `keep` field)."""
     return Reference(read_context=_ConflictsNameTheFirstAsWinner)
@@ -748,13 +835,22 @@ def conflicts_ignore_letter_case() -> Reference:
     return Reference(read_context=_ConflictsIgnoreCase)
 
 
-@mutant("read-context/consequences/one-tool-call", catalogue=MUTANTS)
+@mutant(
+    "read-context/consequences/one-tool-call",
+    "read-context/loading-order/recent-log-last-10",
+    "read-context/loading-order/recent-gaps-last-10",
+    catalogue=MUTANTS,
+)
 def first_call_without_history() -> Reference:
     """The reference, except that the first call for an image returns recent_log and recent_gaps empty."""
     return Reference(read_context=_FirstCallWithoutHistory)
 
 
-@mutant("read-context/consequences/fixed-schema", catalogue=MUTANTS)
+@mutant(
+    "read-context/consequences/fixed-schema",
+    "read-context/response-shape/notes-object",
+    catalogue=MUTANTS,
+)
 def missing_notes_are_null() -> Reference:
     """The reference, except that notes is null instead of the empty struct when notes.md is missing."""
     return Reference(read_context=_MissingNotesNull)
@@ -766,7 +862,11 @@ def reads_are_logged() -> Reference:
     return Reference(read_context=_LogsItsReads)
 
 
-@mutant("read-context/consequences/size-bounded", catalogue=MUTANTS)
+@mutant(
+    "read-context/consequences/size-bounded",
+    "read-context/summarization/threshold",
+    catalogue=MUTANTS,
+)
 def notes_over_1_mib_come_back_whole() -> Reference:
     """The reference, except that notes files over 1 MiB come back whole instead of summarized."""
     return Reference(read_context=_BigNotesWhole)
@@ -778,7 +878,12 @@ def non_string_image_id_crashes() -> Reference:
     return Reference(read_context=_IdJoinedBeforeItIsChecked)
 
 
-@mutant("read-context/implementation-notes/notes-constants", catalogue=MUTANTS)
+@mutant(
+    "read-context/implementation-notes/notes-constants",
+    "read-context/summarization/head-first-10",
+    "read-context/summarization/tail-last-30",
+    catalogue=MUTANTS,
+)
 def notes_head_and_tail_swapped() -> Reference:
     """The reference, except that the head and tail constants are swapped: 30 lines, the marker, then 10."""
     return Reference(read_context=_HeadAndTailSwapped)

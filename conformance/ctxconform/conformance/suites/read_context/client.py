@@ -1,4 +1,4 @@
-"""A read-context workspace as a test sees it: files written to disk, read_context called, results checked."""
+"""A read-context workspace as a test sees it: files written to disk, read_context called, replies read through checks."""
 
 from __future__ import annotations
 
@@ -6,34 +6,52 @@ import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._outcome import CheckedReply
-from ctxconform.conformance._schemas import schema_errors
-from ctxconform.conformance._unique import unique_hex
-from ctxconform.conformance.exceptions import RequirementFailure
+from ctxconform.conformance.suites.read_context import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.testing import (
+    Checked,
+    Client,
+    Implementation,
+    Operation,
+    Operations,
+    RequirementId,
+    check,
+    unique_hex,
+)
 
 __all__ = [
     "FRESH",
     "GAP_DEFAULTS",
+    "OPERATIONS",
     "SPEC",
-    "Outcome",
+    "ReadContextClient",
     "Workspace",
+    "check_repeats",
     "conflicts_of",
     "fresh_workspace",
     "gap_core",
+    "genre_texts",
     "jsonl",
-    "limited_context",
-    "require",
+    "raw_of",
+    "within_limits",
 ]
 
 SPEC: Final = "read-context"
-SHAPE: Final = "read-context/consequences/fixed-schema"
-ERROR_SHAPE: Final = "read-context/implementation-notes/tool-name"
 Json = dict[str, Any]
+
+# fixed-schema's own note: "the suite validates every response against the one schema of the result"; tool-name says
+# that arguments other than {image_id: string} get a spec error, so it owns the shape of error objects.
+OPERATIONS: Final = Operations(
+    spec=SPEC,
+    table={
+        "read_context": Operation(requirement=R.CONSEQUENCES_FIXED_SCHEMA, schema=f"{SPEC}/read_context.response.json"),
+    },
+    error_schema=f"{SPEC}/error.json",
+    error_requirement=R.IMPLEMENTATION_NOTES_TOOL_NAME,
+)
+
 # The whole response for a workspace with none of the four files and no taste files (tolerance/fresh-workspace).
 FRESH: Final[Json] = {
     "tastes": {"default": "", "genres": {}, "conflicts": []},
@@ -43,31 +61,34 @@ FRESH: Final[Json] = {
     "recent_gaps": [],
 }
 
+# The ADR's defaults for a gap record's optional fields (response-shape/gap-record-defaults).
+GAP_DEFAULTS: Final[Json] = {
+    "session_id": None,
+    "snapshot_hash": None,
+    "intent": None,
+    "intent_category": "uncategorized",
+    "missing_capability": None,
+    "operations_involved": [],
+    "vocabulary_used": [],
+    "satisfaction": None,
+    "notes": "",
+}
 
-@dataclass(frozen=True)
-class Outcome(CheckedReply):
-    """A reply to read_context: a context checked against the response schema, or an error."""
 
-    action: str = "read_context"
+class ReadContextClient(Client):
+    """The one operation of read-context."""
 
-    def context(self, requirement: str = SHAPE) -> Json:
-        """The context; fails `requirement` when refused, a piece's shape requirement or the fixed schema when malformed."""
-        if not self.reply.ok:
-            raise RequirementFailure(requirement, f"read_context was refused with {self.reply.error}")
-        check_keys(self.reply.result)
-        errors = schema_errors(f"{SPEC}/read_context.response.json", self.reply.result)
-        if errors:
-            raise RequirementFailure(SHAPE, f"the response does not match the ADR's shape: {'; '.join(errors[:5])}")
-        result: Json = self.reply.result
-        return result
+    def read_context(self, args: object, *, serves: str | None = None) -> Checked:
+        """Call read_context with any arguments."""
+        return self.call("read_context", args, serves=serves)
 
 
 class Workspace:
-    """One test's image workspace and the (shared, reset per test) tastes folder."""
+    """One test's image workspace and the (global, emptied when a workspace is made) tastes folder."""
 
     def __init__(self, implementation: Implementation) -> None:
         folders = implementation.options[SPEC]
-        self.implementation = implementation
+        self.client = ReadContextClient(implementation, OPERATIONS)
         self.root = Path(folders["workspace_root"])
         self.tastes_dir = Path(folders["tastes_dir"])
         self.image_id = f"img-{unique_hex(12)}"
@@ -88,100 +109,27 @@ class Workspace:
         path.write_bytes(content.encode() if isinstance(content, str) else content)
         return path
 
-    def read(self, image_id: object = None) -> Outcome:
-        """Call read_context for this workspace's image (or another id)."""
+    def read(self, requirement: str, image_id: object = None) -> Checked:
+        """Call read_context for this workspace's image (or another id), serving `requirement`."""
         args = {"image_id": self.image_id if image_id is None else image_id}
-        return call(self.implementation, args)
+        return self.client.read_context(args, serves=requirement)
+
+    def context(self, requirement: str) -> Json:
+        """The schema-checked context of this workspace's image; a refusal fails `requirement`."""
+        result: Json = self.read(requirement).expect(requirement)
+        return result
+
+    def answered(self, requirement: str) -> Json:
+        """The context, for a requirement that says "never an error": the call being answered is its held check."""
+        checked = self.read(requirement)
+        answer = checked.raw if checked.ok else {"error": checked.error}
+        check(requirement, checked.ok, "read_context was refused where the spec requires a result", received=answer)
+        result: Json = checked.expect(requirement)
+        return result
 
     def remove(self) -> None:
         """Delete the workspace folder."""
         shutil.rmtree(self.folder, ignore_errors=True)
-
-
-# The keys of each object of the ADR's example, and the requirement that defines them. They are checked before the
-# schema, so that a key left out or added fails the requirement of its piece rather than consequences/fixed-schema.
-PIECE_KEYS: Final = {
-    "tastes": (frozenset({"default", "genres", "conflicts"}), "read-context/response-shape/tastes-object"),
-    "brief": (frozenset({"raw", "intent", "tastes"}), "read-context/response-shape/brief-raw"),
-    "notes": (frozenset({"summary", "truncated"}), "read-context/response-shape/notes-object"),
-}
-TOP_KEYS: Final = frozenset({"tastes", "brief", "notes", "recent_log", "recent_gaps"})
-LOG_KEYS: Final = frozenset({"timestamp", "op", "details"})
-# The ADR's gap record; `workaround` is allowed too (response-shape/gap-workaround).
-GAP_KEYS: Final = frozenset({"timestamp", "image_id", "description", "session_id", "snapshot_hash", "intent"}) | frozenset(
-    {"intent_category", "missing_capability", "operations_involved", "vocabulary_used", "satisfaction", "notes"}
-)
-
-
-def check_keys(result: object) -> None:
-    """Fail the requirement of the first object of the response whose keys are not the ADR's; other faults are the schema's."""
-    if not isinstance(result, dict):
-        return
-    require(set(result) == TOP_KEYS, "read-context/response-shape/top-level-keys", f"response keys {sorted(result)}")
-    for piece, (keys, requirement_id) in PIECE_KEYS.items():
-        _check_object(result[piece], keys, requirement_id, piece)
-    for entry in result["recent_log"] if isinstance(result["recent_log"], list) else []:
-        _check_object(entry, LOG_KEYS, "read-context/response-shape/log-entry-shape", "a log entry")
-    for record in result["recent_gaps"] if isinstance(result["recent_gaps"], list) else []:
-        if isinstance(record, dict):
-            _check_object(
-                {k: v for k, v in record.items() if k != "workaround"},
-                GAP_KEYS,
-                "read-context/response-shape/gap-record-fields",
-                "a gap record",
-            )
-
-
-def _check_object(value: object, keys: frozenset[str], requirement_id: str, what: str) -> None:
-    if isinstance(value, dict) and set(value) != keys:
-        raise RequirementFailure(requirement_id, f"{what} has the keys {sorted(value)}; the ADR's are {sorted(keys)}")
-
-
-# The ADR's defaults for a gap record's optional fields (response-shape/gap-record-defaults).
-GAP_DEFAULTS: Final[Json] = {
-    "session_id": None,
-    "snapshot_hash": None,
-    "intent": None,
-    "intent_category": "uncategorized",
-    "missing_capability": None,
-    "operations_involved": [],
-    "vocabulary_used": [],
-    "satisfaction": None,
-    "notes": "",
-}
-
-
-def jsonl(records: list[Json]) -> str:
-    """One JSON object per line."""
-    return "".join(json.dumps(record) + "\n" for record in records)
-
-
-def call(implementation: Implementation, args: object) -> Outcome:
-    """Call read_context with any arguments; check an error object's shape at once."""
-    reply = implementation.call(SPEC, "read_context", args)
-    if not reply.ok:
-        errors = schema_errors(f"{SPEC}/error.json", reply.error)
-        if errors:
-            raise RequirementFailure(ERROR_SHAPE, f"error object does not match the schema: {'; '.join(errors)}")
-    return Outcome(reply)
-
-
-# The schema bounds both lists at 10 too; checked first so that a longer list fails its own requirement.
-LIMITS: Final = {
-    "recent_log": "read-context/loading-order/recent-log-last-10",
-    "recent_gaps": "read-context/loading-order/recent-gaps-last-10",
-}
-
-
-def limited_context(outcome: Outcome, requirement: str = SHAPE) -> Json:
-    """The context, after checking that recent_log and recent_gaps hold at most 10 entries each."""
-    result = outcome.reply.result
-    if outcome.ok and isinstance(result, dict):
-        for piece, requirement_id in LIMITS.items():
-            items = result.get(piece)
-            if isinstance(items, list) and len(items) > 10:
-                raise RequirementFailure(requirement_id, f"{piece} holds {len(items)} entries")
-    return outcome.context(requirement)
 
 
 @contextmanager
@@ -194,27 +142,81 @@ def fresh_workspace(implementation: Implementation) -> Iterator[Workspace]:
         created.remove()
 
 
-def require(condition: object, requirement: str, message: str) -> None:
-    """Fail `requirement` with `message` unless `condition` holds."""
-    if not condition:
-        raise RequirementFailure(requirement, message)
+def jsonl(records: list[Json]) -> str:
+    """One JSON object per line."""
+    return "".join(json.dumps(record) + "\n" for record in records)
 
 
-def conflicts_of(context: Json) -> dict[str, frozenset[str]]:
-    """tastes.conflicts as {point: genres}, file names "x.md" read as genre "x"; one entry per point."""
+def raw_of(checked: Checked, requirement: str) -> Any:
+    """The result as sent, for a check made before the schema's; a refusal fails `requirement`."""
+    if not checked.ok:
+        checked.expect(requirement)
+    return checked.raw
+
+
+# The schema bounds both lists at 10 too: a test of a limit looks at the raw lists first, so that a longer list
+# fails the limit's own requirement rather than the schema's.
+LIMITS: Final[dict[str, RequirementId]] = {
+    "recent_log": R.LOADING_ORDER_RECENT_LOG_LAST_10,
+    "recent_gaps": R.LOADING_ORDER_RECENT_GAPS_LAST_10,
+}
+
+
+def within_limits(checked: Checked, requirement: str, *pieces: str) -> Json:
+    """The context, after checking on the raw reply that each of `pieces` holds at most 10 entries."""
+    raw = raw_of(checked, requirement)
+    for piece in pieces:
+        items = raw.get(piece) if isinstance(raw, dict) else None
+        if isinstance(items, list):
+            check(LIMITS[piece], len(items) <= 10, f"{piece} holds more than 10 entries", received=len(items), expected="<= 10")
+    result: Json = checked.expect(requirement)
+    return result
+
+
+def check_repeats(checked: Checked, requirement: str) -> Json:
+    """The context, after checking on the raw reply (before the schema) that no conflict repeats a genre or a line."""
+    raw = raw_of(checked, requirement)
+    tastes = raw.get("tastes") if isinstance(raw, dict) else None
+    conflicts = tastes.get("conflicts") if isinstance(tastes, dict) else None
+    entries = [entry for entry in conflicts or [] if isinstance(entry, dict)]
+    points = [json.dumps(entry.get("point")) for entry in entries]
+    check(requirement, len(set(points)) == len(points), "two conflict entries for one line", received=conflicts)
+    for entry in entries:
+        files = entry.get("files")
+        names = [str(name).removesuffix(".md") for name in files] if isinstance(files, list) else []
+        check(requirement, len(set(names)) == len(names), "a conflict lists a genre more than once", received=entry)
+    result: Json = checked.expect(requirement)
+    return result
+
+
+def conflicts_of(context: Json, requirement: str) -> dict[str, frozenset[str]]:
+    """tastes.conflicts as {point: genres}, file names "x.md" read as genre "x"; fails `requirement` on a repeat.
+
+    A conflict names each genre once, and a line gives one entry: a repeated genre or point fails the conflicts
+    requirement the test checks, which both conflict-entry and shared-line-in-genre-files spell out.
+    """
     found: dict[str, frozenset[str]] = {}
-    for entry in context["tastes"]["conflicts"]:
-        require(entry["point"] not in found, "read-context/response-shape/conflict-entry", f"two entries for {entry['point']!r}")
-        found[entry["point"]] = frozenset(name.removesuffix(".md") for name in entry["files"])
+    conflicts = context["tastes"]["conflicts"]
+    for entry in conflicts:
+        names = [name.removesuffix(".md") for name in entry["files"]]
+        check(requirement, entry["point"] not in found, "two conflict entries for one line", received=conflicts)
+        check(requirement, len(set(names)) == len(names), "a conflict lists a genre more than once", received=entry)
+        found[entry["point"]] = frozenset(names)
     return found
+
+
+def genre_texts(genres: Json) -> Json:
+    """tastes.genres keyed by genre name, a file name "x.md" read as "x": how keys are spelled is genres-map's alone."""
+    return {name.removesuffix(".md"): text for name, text in genres.items()}
 
 
 def gap_core(record: Json, workaround: str = "") -> Json:
     """A gap record without `workaround`, after checking it follows a reading of gap-workaround (absent, or the line's)."""
-    if "workaround" in record:
-        require(
-            record["workaround"] == workaround,
-            "read-context/response-shape/gap-workaround",
-            f"workaround {record['workaround']!r}; the line's is {workaround!r}",
-        )
+    check(
+        R.RESPONSE_SHAPE_GAP_WORKAROUND,
+        record.get("workaround", workaround) == workaround,
+        "a gap record's workaround is not the line's",
+        received=record,
+        expected={"workaround": workaround},
+    )
     return {key: value for key, value in record.items() if key != "workaround"}

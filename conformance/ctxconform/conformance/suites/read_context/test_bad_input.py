@@ -12,16 +12,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._unique import unique_hex
-from ctxconform.conformance.suites.read_context.client import FRESH, Outcome, Workspace, call, fresh_workspace, require
+from ctxconform.conformance.suites.read_context import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.read_context.client import (
+    FRESH,
+    OPERATIONS,
+    ReadContextClient,
+    Workspace,
+    fresh_workspace,
+)
+from ctxconform.conformance.testing import Checked, Implementation, check, check_equal, requirement, unique_hex
 
-requirement = pytest.mark.requirement
 Json = dict[str, Any]
 
 LEAK: Final = "LEAK-8c1f-never-return-me"
-UNKNOWN: Final = "read-context/tolerance/unknown-image-id"
-TOOL: Final = "read-context/implementation-notes/tool-name"
+UNKNOWN: Final = R.TOLERANCE_UNKNOWN_IMAGE_ID
+TOOL: Final = R.IMPLEMENTATION_NOTES_TOOL_NAME
 FILES: Final = {
     "brief.md": f"Tastes: underwater\n{LEAK} brief\n",
     "notes.md": f"{LEAK} notes\n",
@@ -77,15 +82,20 @@ def planted(workspace: Workspace, tmp_path: Path) -> Iterator[dict[str, str]]:
             folder.rmdir()
 
 
-def refused_or_fresh(outcome: Outcome, requirement_id: str, what: str) -> None:
+def read_any(implementation: Implementation, args: object, serves: str) -> Checked:
+    """Call read_context with any arguments."""
+    return ReadContextClient(implementation, OPERATIONS).read_context(args, serves=serves)
+
+
+def refused_or_fresh(checked: Checked, what: str) -> None:
     """An error, or (the fresh reading of unknown-image-id) the empty structs; LEAK never appears."""
-    shown = json.dumps(outcome.reply.result if outcome.ok else outcome.reply.error)
-    require(LEAK not in shown, requirement_id, f"{what}: read files the id does not name: {shown[:300]}")
-    if outcome.ok:
-        context = outcome.context(requirement_id)
+    answer = checked.raw if checked.ok else {"error": checked.error}
+    check(UNKNOWN, LEAK not in json.dumps(answer), f"{what}: read files the id does not name", sent=checked.sent, received=answer)
+    if checked.ok:
+        context = checked.expect(UNKNOWN)
         rest = {k: v for k, v in context.items() if k != "tastes"}
-        require(rest == {k: FRESH[k] for k in rest}, requirement_id, f"{what}: answered with {shown[:300]}")
-        require(not context["tastes"]["genres"], requirement_id, f"{what}: genres {context['tastes']['genres']}")
+        check_equal(UNKNOWN, rest, {k: FRESH[k] for k in rest}, f"{what}: the pieces besides tastes", sent=checked.sent)
+        check_equal(UNKNOWN, context["tastes"]["genres"], {}, f"{what}: tastes.genres", sent=checked.sent)
 
 
 PATH_LIKE: Final = {
@@ -104,15 +114,15 @@ PATH_LIKE: Final = {
 }
 
 
-@requirement(UNKNOWN, TOOL)
+@requirement(UNKNOWN)
 @pytest.mark.parametrize("case", PATH_LIKE)
-def test_path_like_ids_never_read_outside_the_root(implementation: Implementation, planted: dict[str, str], case: str) -> None:
+def test_path_like_ids_never_read_outside_the_root(workspace: Workspace, planted: dict[str, str], case: str) -> None:
     """'..', '../x', 'a/b', '.', '', absolute paths, symlinks out of the root: an error or empty, never the files they name."""
     image_id = planted[case]
-    refused_or_fresh(call(implementation, {"image_id": image_id}), UNKNOWN, f"{image_id!r} ({PATH_LIKE[case]})")
+    refused_or_fresh(workspace.read(UNKNOWN, image_id=image_id), f"{image_id!r} ({PATH_LIKE[case]})")
 
 
-@requirement(UNKNOWN, TOOL)
+@requirement(UNKNOWN)
 @pytest.mark.parametrize(
     "suffix",
     ["\x00", "\n", "\r\n", " ", "\t", "/..", "/../..", "/../../x", "\x1b[31m", "\x7f"],
@@ -122,10 +132,11 @@ def test_path_like_ids_never_read_outside_the_root(implementation: Implementatio
 def test_an_existing_id_with_something_appended_names_no_workspace(workspace: Workspace, suffix: str) -> None:
     """The workspace's id followed by NUL, a line break, whitespace, a separator or control characters is not that workspace."""
     plant(workspace.folder)
-    refused_or_fresh(workspace.read(image_id=workspace.image_id + suffix), UNKNOWN, repr(workspace.image_id + suffix))
+    image_id = workspace.image_id + suffix
+    refused_or_fresh(workspace.read(UNKNOWN, image_id=image_id), repr(image_id))
 
 
-@requirement(UNKNOWN, TOOL)
+@requirement(UNKNOWN)
 @pytest.mark.parametrize(
     "image_id",
     [
@@ -163,29 +174,29 @@ def test_an_existing_id_with_something_appended_names_no_workspace(workspace: Wo
 )
 def test_odd_string_ids_get_an_error_or_nothing(workspace: Workspace, image_id: str) -> None:
     """NUL, line breaks, control characters and very long ids get an error or the empty context, never a crash."""
-    refused_or_fresh(workspace.read(image_id=image_id), UNKNOWN, repr(image_id[:40]))
+    refused_or_fresh(workspace.read(UNKNOWN, image_id=image_id), repr(image_id[:40]))
 
 
 @requirement(UNKNOWN)
 def test_an_unknown_image_id_follows_a_reading(workspace: Workspace) -> None:
     """An id naming no workspace gets not_found, or the fresh context with the global tastes still loaded."""
     workspace.taste("_default", "# Everything\nwarm\n")
-    outcome = workspace.read(image_id=f"img-missing-{unique_hex(12)}")
-    if not outcome.ok:
-        outcome.refused(UNKNOWN, "not_found")
+    checked = workspace.read(UNKNOWN, image_id=f"img-missing-{unique_hex(12)}")
+    if not checked.ok:
+        checked.refused(UNKNOWN, "not_found")
         return
-    context = outcome.context(UNKNOWN)
     expected = {**FRESH, "tastes": {**FRESH["tastes"], "default": "# Everything\nwarm\n"}}
-    require(context == expected, UNKNOWN, f"unknown image answered {context}")
+    check_equal(UNKNOWN, checked.expect(UNKNOWN), expected, "the answer for an unknown image", sent=checked.sent)
 
 
 @requirement(UNKNOWN)
 def test_a_removed_workspace_is_unknown(workspace: Workspace) -> None:
     """After its folder is deleted an image is unknown: not_found or the fresh context, none of its old files."""
     plant(workspace.folder)
-    assert workspace.read().ok
+    # Known before its folder goes: a refusal here fails the requirement, which is about ids naming no workspace.
+    workspace.context(UNKNOWN)
     workspace.remove()
-    refused_or_fresh(workspace.read(), UNKNOWN, "a deleted workspace")
+    refused_or_fresh(workspace.read(UNKNOWN), "a deleted workspace")
 
 
 NON_STRINGS: Final[list[Any]] = [None, 42, 4.2, True, False, [], {}, ["img"], {"id": "img"}, 0]
@@ -195,13 +206,13 @@ NON_STRINGS: Final[list[Any]] = [None, 42, 4.2, True, False, [], {}, ["img"], {"
 @pytest.mark.parametrize("image_id", NON_STRINGS, ids=[type(v).__name__ + str(i) for i, v in enumerate(NON_STRINGS)])
 def test_a_non_string_image_id_is_refused(workspace: Workspace, image_id: Any) -> None:
     """image_id of any type but string gets an error reply."""
-    call(workspace.implementation, {"image_id": image_id}).refused(TOOL)
+    workspace.client.read_context({"image_id": image_id}, serves=TOOL).refused(TOOL)
 
 
 @requirement(TOOL)
 def test_the_workspace_id_in_a_list_is_refused(workspace: Workspace) -> None:
     """[id] for an existing workspace is still not a string: an error, not that workspace."""
-    call(workspace.implementation, {"image_id": [workspace.image_id]}).refused(TOOL)
+    workspace.client.read_context({"image_id": [workspace.image_id]}, serves=TOOL).refused(TOOL)
 
 
 @requirement(TOOL)
@@ -222,7 +233,14 @@ def test_the_workspace_id_in_a_list_is_refused(workspace: Workspace) -> None:
 )
 def test_missing_arguments_are_refused(workspace: Workspace, args: Any) -> None:
     """Arguments without image_id, or not an object at all, get an error reply."""
-    call(workspace.implementation, args).refused(TOOL)
+    workspace.client.read_context(args, serves=TOOL).refused(TOOL)
+
+
+@requirement(TOOL)
+def test_the_image_id_alone_is_accepted(workspace: Workspace) -> None:
+    """{image_id: string} naming an existing workspace gets a context, not an error."""
+    workspace.write("brief.md", "Manta.\n")
+    workspace.answered(TOOL)
 
 
 @requirement(TOOL)
@@ -233,7 +251,7 @@ def test_missing_arguments_are_refused(workspace: Workspace, args: Any) -> None:
 )
 def test_extra_arguments_are_refused(workspace: Workspace, extra: Json) -> None:
     """{image_id} plus any other property gets an error reply, even for an existing workspace."""
-    call(workspace.implementation, {"image_id": workspace.image_id, **extra}).refused(TOOL)
+    workspace.client.read_context({"image_id": workspace.image_id, **extra}, serves=TOOL).refused(TOOL)
 
 
 scalars = st.one_of(
@@ -255,17 +273,17 @@ bad_args = st.one_of(
 @given(args=bad_args)
 def test_any_malformed_arguments_are_refused(implementation: Implementation, args: Any) -> None:
     """Any arguments other than exactly {image_id: string} get an error reply, never a crash."""
-    call(implementation, args).refused(TOOL)
+    read_any(implementation, args, TOOL).refused(TOOL)
 
 
-@requirement(UNKNOWN, TOOL)
+@requirement(UNKNOWN)
 @given(image_id=st.text(max_size=80))
 def test_any_string_id_naming_no_workspace_gets_an_error_or_nothing(implementation: Implementation, image_id: str) -> None:
     """Any string id naming no workspace gets an error or the empty context, never a crash."""
     with fresh_workspace(implementation) as workspace:
         if image_id == workspace.image_id:
             return
-        refused_or_fresh(workspace.read(image_id=image_id), UNKNOWN, repr(image_id))
+        refused_or_fresh(workspace.read(UNKNOWN, image_id=image_id), repr(image_id))
 
 
 def tree(*folders: Path) -> dict[str, bytes | None]:
@@ -281,7 +299,7 @@ def tree(*folders: Path) -> dict[str, bytes | None]:
     return found
 
 
-@requirement("read-context/consequences/markdown-stays-human-edited")
+@requirement(R.CONSEQUENCES_MARKDOWN_STAYS_HUMAN_EDITED)
 def test_reading_creates_and_changes_no_file(workspace: Workspace, planted: dict[str, str]) -> None:
     """Repeated reads, of good, unknown and hostile ids, leave every file byte for byte as it was and create none."""
     workspace.taste("_default", "# Everything\nwarm\n")
@@ -292,16 +310,18 @@ def test_reading_creates_and_changes_no_file(workspace: Workspace, planted: dict
     workspace.write("vocabulary_gaps.jsonl", '{"description": "d", "image_id": "i"}\n{broken\n')
     before = tree(workspace.root.parent)
     for _ in range(3):
-        workspace.read().context("read-context/consequences/markdown-stays-human-edited")
-        workspace.read(image_id=f"img-never-{unique_hex(8)}")
+        workspace.context(R.CONSEQUENCES_MARKDOWN_STAYS_HUMAN_EDITED)
+        workspace.read(R.CONSEQUENCES_MARKDOWN_STAYS_HUMAN_EDITED, image_id=f"img-never-{unique_hex(8)}")
         for image_id in planted.values():
-            workspace.read(image_id=image_id)
+            workspace.read(R.CONSEQUENCES_MARKDOWN_STAYS_HUMAN_EDITED, image_id=image_id)
     after = tree(workspace.root.parent)
     created = sorted(set(after) - set(before))
     changed = sorted(path for path in set(before) & set(after) if before[path] != after[path])
     removed = sorted(set(before) - set(after))
-    require(
+    check(
+        R.CONSEQUENCES_MARKDOWN_STAYS_HUMAN_EDITED,
         not created and not changed and not removed,
-        "read-context/consequences/markdown-stays-human-edited",
-        f"created {created[:5]}, changed {changed[:5]}, removed {removed[:5]}",
+        "reading created, changed or removed files",
+        received={"created": created[:5], "changed": changed[:5], "removed": removed[:5]},
+        expected={"created": [], "changed": [], "removed": []},
     )

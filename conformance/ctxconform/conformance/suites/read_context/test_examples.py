@@ -5,19 +5,19 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-import pytest
-
+from ctxconform.conformance.suites.read_context import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.read_context.client import (
     FRESH,
     GAP_DEFAULTS,
     Workspace,
+    check_repeats,
     conflicts_of,
     gap_core,
+    genre_texts,
     jsonl,
-    require,
+    raw_of,
 )
-
-requirement = pytest.mark.requirement
+from ctxconform.conformance.testing import check, check_equal, requirement
 
 KEYS: Final = ("tastes", "brief", "notes", "recent_log", "recent_gaps")
 DEFAULT: Final = "# My tastes\n\nNatural skin tones.\nNo heavy vignettes.\n"
@@ -53,7 +53,6 @@ MINIMAL_GAP: Final[dict[str, Any]] = {
     "image_id": "manta-socorro",
     "description": "cannot name 'blue hour' directly",
 }
-DEFAULTS: Final = GAP_DEFAULTS
 
 
 def populate(workspace: Workspace) -> None:
@@ -68,82 +67,103 @@ def populate(workspace: Workspace) -> None:
     workspace.write("vocabulary_gaps.jsonl", jsonl([FULL_GAP, MINIMAL_GAP]))
 
 
-@requirement(
-    "read-context/response-shape/top-level-keys",
-    "read-context/loading-order/response-key-order",
-    "read-context/consequences/one-tool-call",
-    "read-context/consequences/fixed-schema",
-)
+@requirement(R.RESPONSE_SHAPE_TOP_LEVEL_KEYS, R.LOADING_ORDER_RESPONSE_KEY_ORDER)
 def test_populated_workspace_returns_the_five_pieces(workspace: Workspace) -> None:
-    """One call on a populated workspace returns exactly tastes, brief, notes, recent_log and recent_gaps, each filled."""
+    """One call on a populated workspace returns an object of exactly tastes, brief, notes, recent_log and recent_gaps."""
     populate(workspace)
-    context = workspace.read().context("read-context/consequences/one-tool-call")
+    raw = raw_of(workspace.read(R.RESPONSE_SHAPE_TOP_LEVEL_KEYS), R.RESPONSE_SHAPE_TOP_LEVEL_KEYS)
+    keys = list(raw) if isinstance(raw, dict) else raw
+    check(R.RESPONSE_SHAPE_TOP_LEVEL_KEYS, isinstance(raw, dict) and set(raw) == set(KEYS), "keys", received=keys, expected=KEYS)
     # Under either reading of response-key-order the five keys are there; their order is not checked.
-    require(set(context) == set(KEYS), "read-context/response-shape/top-level-keys", f"keys {list(context)}")
-    require(
-        context["tastes"]["genres"] and context["brief"]["raw"] and context["notes"]["summary"],
-        "read-context/consequences/one-tool-call",
+    check(R.LOADING_ORDER_RESPONSE_KEY_ORDER, sorted(keys) == sorted(KEYS), "keys", received=keys, expected=KEYS)
+
+
+@requirement(R.CONSEQUENCES_ONE_TOOL_CALL, R.CONSEQUENCES_FIXED_SCHEMA)
+def test_populated_workspace_is_complete_in_one_call(workspace: Workspace) -> None:
+    """The first call on a populated workspace returns every piece filled: the whole log and gaps, tastes, brief and notes."""
+    populate(workspace)
+    context = workspace.context(R.CONSEQUENCES_ONE_TOOL_CALL)
+    check(
+        R.CONSEQUENCES_ONE_TOOL_CALL,
+        bool(context["tastes"]["genres"] and context["brief"]["raw"] and context["notes"]["summary"]),
         "a piece of the populated workspace came back empty",
+        received=context,
     )
-    require(
-        len(context["recent_log"]) == 3 and len(context["recent_gaps"]) == 2,
-        "read-context/consequences/one-tool-call",
-        "the log or the gaps came back incomplete",
+    check(
+        R.CONSEQUENCES_ONE_TOOL_CALL,
+        len(context["recent_log"]) == len(LOG) and len(context["recent_gaps"]) == 2,
+        "the log or the gaps came back incomplete on the first call",
+        received={"recent_log": context["recent_log"], "recent_gaps": context["recent_gaps"]},
+        expected={"entries": len(LOG), "records": 2},
     )
 
 
-@requirement(
-    "read-context/response-shape/tastes-object",
-    "read-context/response-shape/genres-map",
-    "read-context/response-shape/conflict-entry",
-    "read-context/loading-order/default-taste-always-loads",
-    "read-context/loading-order/declared-genres-layer-on-top",
-    "read-context/loading-order/conflicts-surfaced",
-)
-def test_populated_tastes_hold_default_declared_genres_and_the_shared_line(workspace: Workspace) -> None:
-    """Tastes is _default.md, the two declared genres (not the undeclared one) and one conflict on their shared line."""
+@requirement(R.LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS)
+def test_populated_default_taste_is_default_md(workspace: Workspace) -> None:
+    """tastes.default is _default.md as written while two genres are declared."""
     populate(workspace)
-    tastes = workspace.read().context()["tastes"]
-    require(tastes["default"] == DEFAULT, "read-context/loading-order/default-taste-always-loads", repr(tastes["default"]))
-    require(
-        tastes["genres"] == {"underwater": UNDERWATER, "wildlife": WILDLIFE},
-        "read-context/loading-order/declared-genres-layer-on-top",
-        f"genres {sorted(tastes['genres'])}",
-    )
-    require(
-        conflicts_of({"tastes": tastes}) == {"Keep the grain subtle.": frozenset({"underwater", "wildlife"})},
-        "read-context/loading-order/conflicts-surfaced",
-        f"conflicts {tastes['conflicts']}",
-    )
+    tastes = workspace.context(R.LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS)["tastes"]
+    check_equal(R.LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS, tastes["default"], DEFAULT, "tastes.default")
 
 
-@requirement(
-    "read-context/response-shape/brief-raw",
-    "read-context/response-shape/brief-intent",
-    "read-context/response-shape/brief-tastes-list",
-    "read-context/response-shape/notes-object",
-    "read-context/response-shape/structured-top-prose-body",
-)
-def test_populated_brief_and_notes_are_the_markdown_as_written(workspace: Workspace) -> None:
-    """Brief holds raw, the intent without the Tastes: line and the declared list; short notes come back raw."""
+@requirement(R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP, R.RESPONSE_SHAPE_GENRES_MAP)
+def test_populated_genres_are_the_two_declared(workspace: Workspace) -> None:
+    """tastes.genres maps the two declared genres (not the undeclared one) to their text."""
     populate(workspace)
-    context = workspace.read().context()
-    brief = context["brief"]
-    require(brief["raw"] == BRIEF, "read-context/response-shape/brief-raw", repr(brief["raw"]))
-    require(brief["intent"].strip() == INTENT, "read-context/response-shape/brief-intent", repr(brief["intent"]))
-    require(brief["tastes"] == ["underwater", "wildlife"], "read-context/response-shape/brief-tastes-list", repr(brief["tastes"]))
-    require(
-        context["notes"] == {"summary": NOTES, "truncated": False},
-        "read-context/response-shape/structured-top-prose-body",
-        repr(context["notes"]),
+    genres = workspace.context(R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP)["tastes"]["genres"]
+    loaded = sorted(name.removesuffix(".md") for name in genres)
+    check_equal(R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP, loaded, ["underwater", "wildlife"], "the genres loaded")
+    check_equal(R.RESPONSE_SHAPE_GENRES_MAP, genres, {"underwater": UNDERWATER, "wildlife": WILDLIFE}, "tastes.genres")
+
+
+@requirement(R.LOADING_ORDER_CONFLICTS_SURFACED, R.RESPONSE_SHAPE_CONFLICT_ENTRY)
+def test_populated_conflicts_hold_the_shared_line(workspace: Workspace) -> None:
+    """The line both declared genres share is one {point, files} conflict naming both."""
+    populate(workspace)
+    raw = raw_of(workspace.read(R.LOADING_ORDER_CONFLICTS_SURFACED), R.LOADING_ORDER_CONFLICTS_SURFACED)
+    conflicts = raw.get("tastes", {}).get("conflicts") if isinstance(raw, dict) else None
+    # On the raw reply, before the schema: an entry of another shape fails conflict-entry.
+    check(
+        R.RESPONSE_SHAPE_CONFLICT_ENTRY,
+        isinstance(conflicts, list) and all(isinstance(e, dict) and set(e) == {"point", "files"} for e in conflicts),
+        "tastes.conflicts is not a list of {point, files}",
+        received=conflicts,
+    )
+    context = check_repeats(workspace.read(R.LOADING_ORDER_CONFLICTS_SURFACED), R.RESPONSE_SHAPE_CONFLICT_ENTRY)
+    found = conflicts_of(context, R.RESPONSE_SHAPE_CONFLICT_ENTRY)
+    expected = {"Keep the grain subtle.": frozenset({"underwater", "wildlife"})}
+    check(
+        R.LOADING_ORDER_CONFLICTS_SURFACED,
+        found == expected,
+        "the shared line is not one conflict naming both genres",
+        received=context["tastes"]["conflicts"],
+        expected=[{"point": "Keep the grain subtle.", "files": ["underwater", "wildlife"]}],
     )
 
 
-@requirement(
-    "read-context/response-shape/log-entry-shape",
-    "read-context/response-shape/structured-top-prose-body",
-    "read-context/loading-order/recent-log-newest-first",
-)
+@requirement(R.RESPONSE_SHAPE_BRIEF_RAW, R.RESPONSE_SHAPE_BRIEF_INTENT, R.RESPONSE_SHAPE_BRIEF_TASTES_LIST)
+def test_populated_brief_is_raw_intent_and_declared_list(workspace: Workspace) -> None:
+    """Brief holds the file as written, the intent without the Tastes: line and the declared list."""
+    populate(workspace)
+    brief = workspace.context(R.RESPONSE_SHAPE_BRIEF_RAW)["brief"]
+    check_equal(R.RESPONSE_SHAPE_BRIEF_RAW, brief["raw"], BRIEF, "brief.raw")
+    check_equal(R.RESPONSE_SHAPE_BRIEF_INTENT, brief["intent"].strip(), INTENT, "brief.intent (stripped)")
+    check_equal(R.RESPONSE_SHAPE_BRIEF_TASTES_LIST, brief["tastes"], ["underwater", "wildlife"], "brief.tastes")
+
+
+@requirement(R.RESPONSE_SHAPE_NOTES_OBJECT, R.RESPONSE_SHAPE_STRUCTURED_TOP_PROSE_BODY)
+def test_populated_short_notes_are_the_markdown_as_written(workspace: Workspace) -> None:
+    """The notes piece is exactly {summary, truncated}: short notes come back as written, not truncated."""
+    populate(workspace)
+    raw = raw_of(workspace.read(R.RESPONSE_SHAPE_NOTES_OBJECT), R.RESPONSE_SHAPE_NOTES_OBJECT)
+    notes = raw.get("notes") if isinstance(raw, dict) else None
+    keys = sorted(notes) if isinstance(notes, dict) else notes
+    check_equal(R.RESPONSE_SHAPE_NOTES_OBJECT, keys, ["summary", "truncated"], "the keys of notes")
+    context = workspace.context(R.RESPONSE_SHAPE_NOTES_OBJECT)
+    check_equal(R.RESPONSE_SHAPE_STRUCTURED_TOP_PROSE_BODY, context["notes"], {"summary": NOTES, "truncated": False}, "notes")
+
+
+@requirement(R.RESPONSE_SHAPE_LOG_ENTRY_SHAPE, R.LOADING_ORDER_RECENT_LOG_NEWEST_FIRST, R.LOADING_ORDER_RECENT_LOG_LAST_10)
 def test_populated_log_entries_are_structured_newest_first(workspace: Workspace) -> None:
     """recent_log is {timestamp, op, details} per line, details the other keys, last line first."""
     populate(workspace)
@@ -151,43 +171,51 @@ def test_populated_log_entries_are_structured_newest_first(workspace: Workspace)
         {"timestamp": r["timestamp"], "op": r["op"], "details": {k: v for k, v in r.items() if k not in ("timestamp", "op")}}
         for r in reversed(LOG)
     ]
-    log = workspace.read().context()["recent_log"]
-    require(
-        sorted(json.dumps(e, sort_keys=True) for e in log) == sorted(json.dumps(e, sort_keys=True) for e in expected),
-        "read-context/response-shape/log-entry-shape",
-        f"log {log}",
+    log = workspace.context(R.RESPONSE_SHAPE_LOG_ENTRY_SHAPE)["recent_log"]
+    check_equal(R.LOADING_ORDER_RECENT_LOG_LAST_10, len(log), len(LOG), "the number of log entries")
+    check_equal(
+        R.RESPONSE_SHAPE_LOG_ENTRY_SHAPE,
+        sorted(json.dumps(e, sort_keys=True) for e in log),
+        sorted(json.dumps(e, sort_keys=True) for e in expected),
+        "recent_log's entries, in any order",
     )
-    require(log == expected, "read-context/loading-order/recent-log-newest-first", f"log {log}")
+    check_equal(R.LOADING_ORDER_RECENT_LOG_NEWEST_FIRST, log, expected, "recent_log")
 
 
 @requirement(
-    "read-context/response-shape/gap-record-fields",
-    "read-context/response-shape/gap-record-defaults",
-    "read-context/response-shape/gap-workaround",
-    "read-context/loading-order/recent-gaps-newest-first",
+    R.RESPONSE_SHAPE_GAP_RECORD_FIELDS,
+    R.RESPONSE_SHAPE_GAP_RECORD_DEFAULTS,
+    R.RESPONSE_SHAPE_GAP_WORKAROUND,
+    R.LOADING_ORDER_RECENT_GAPS_NEWEST_FIRST,
+    R.LOADING_ORDER_RECENT_GAPS_LAST_10,
 )
 def test_populated_gaps_are_full_records_with_defaults_newest_first(workspace: Workspace) -> None:
     """recent_gaps gives the minimal record with the ADR's defaults first, then the full record as written."""
     populate(workspace)
-    gaps = [gap_core(record) for record in workspace.read().context()["recent_gaps"]]
-    require(len(gaps) == 2, "read-context/loading-order/recent-gaps-newest-first", f"{len(gaps)} records")
-    require(gaps[1] == FULL_GAP or gaps[0] == FULL_GAP, "read-context/response-shape/gap-record-fields", f"gaps {gaps}")
-    require(gaps[1] == FULL_GAP, "read-context/loading-order/recent-gaps-newest-first", f"gaps {gaps}")
-    require(gaps[0] == {**MINIMAL_GAP, **DEFAULTS}, "read-context/response-shape/gap-record-defaults", f"record {gaps[0]}")
+    gaps = [gap_core(record) for record in workspace.context(R.RESPONSE_SHAPE_GAP_RECORD_FIELDS)["recent_gaps"]]
+    check_equal(R.LOADING_ORDER_RECENT_GAPS_LAST_10, len(gaps), 2, "the number of gap records")
+    check(R.RESPONSE_SHAPE_GAP_RECORD_FIELDS, FULL_GAP in gaps, "the full gap line did not come back as written", received=gaps)
+    check_equal(R.LOADING_ORDER_RECENT_GAPS_NEWEST_FIRST, gaps[-1:], [FULL_GAP], "the oldest record")
+    check_equal(R.RESPONSE_SHAPE_GAP_RECORD_DEFAULTS, gaps[:1], [{**MINIMAL_GAP, **GAP_DEFAULTS}], "the minimal record")
 
 
-@requirement(
-    "read-context/tolerance/fresh-workspace",
-    "read-context/consequences/fixed-schema",
-    "read-context/response-shape/top-level-keys",
-)
+@requirement(R.TOLERANCE_FRESH_WORKSPACE, R.CONSEQUENCES_FIXED_SCHEMA)
 def test_fresh_workspace_returns_the_exact_empty_response(workspace: Workspace) -> None:
     """A workspace with none of the files and an empty tastes folder gives exactly the empty structs, no error."""
-    context = workspace.read().context("read-context/tolerance/fresh-workspace")
-    require(context == FRESH, "read-context/tolerance/fresh-workspace", f"response {context}")
+    context = workspace.context(R.TOLERANCE_FRESH_WORKSPACE)
+    check_equal(R.TOLERANCE_FRESH_WORKSPACE, context, FRESH, "the response")
 
 
-@requirement("read-context/response-shape/structured-top-prose-body")
+# Who owns each text of the CRLF test apart from its line breaks, which are structured-top-prose-body's.
+CRLF_OWNERS: Final = {
+    "default": R.LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS,
+    "underwater": R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP,
+    "brief": R.RESPONSE_SHAPE_BRIEF_RAW,
+    "notes": R.SUMMARIZATION_SHORT_NOTES_RAW,
+}
+
+
+@requirement(R.RESPONSE_SHAPE_STRUCTURED_TOP_PROSE_BODY, *CRLF_OWNERS.values())
 def test_markdown_with_crlf_breaks_comes_back_as_written(workspace: Workspace) -> None:
     r"""Taste files, the brief and short notes written with \r\n breaks come back with them, not re-read as text."""
     crlf = {
@@ -200,12 +228,18 @@ def test_markdown_with_crlf_breaks_comes_back_as_written(workspace: Workspace) -
     workspace.taste("underwater", crlf["underwater"])
     workspace.write("brief.md", crlf["brief"])
     workspace.write("notes.md", crlf["notes"])
-    context = workspace.read().context()
+    context = workspace.context(R.RESPONSE_SHAPE_STRUCTURED_TOP_PROSE_BODY)
     found = {
         "default": context["tastes"]["default"],
-        "underwater": context["tastes"]["genres"].get("underwater"),
+        "underwater": genre_texts(context["tastes"]["genres"]).get("underwater"),
         "brief": context["brief"]["raw"],
         "notes": context["notes"]["summary"],
     }
-    changed = sorted(name for name, text in crlf.items() if found[name] != text)
-    require(not changed, "read-context/response-shape/structured-top-prose-body", f"{changed} came back changed: {found}")
+    for name, owner in CRLF_OWNERS.items():  # the text itself first: its line breaks are checked below
+        check_equal(owner, lf(found[name]), lf(crlf[name]), f"{name}, line breaks aside")
+    check_equal(R.RESPONSE_SHAPE_STRUCTURED_TOP_PROSE_BODY, found, crlf, "the markdown texts")
+
+
+def lf(text: object) -> object:
+    r"""A text with its \r\n line breaks read as \n."""
+    return text.replace("\r\n", "\n") if isinstance(text, str) else text

@@ -10,19 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.exceptions import RequirementFailure
+from ctxconform.conformance.suites.read_context import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.read_context.client import GAP_DEFAULTS as DEFAULT_GAP_FIELDS
-from ctxconform.conformance.suites.read_context.client import (
-    Outcome,
-    Workspace,
-    fresh_workspace,
-    gap_core,
-    limited_context,
-    require,
-)
+from ctxconform.conformance.suites.read_context.client import Workspace, fresh_workspace, gap_core, within_limits
+from ctxconform.conformance.testing import Checked, Implementation, check, check_equal, requirement
 
-requirement = pytest.mark.requirement
 Json = dict[str, Any]
 Line = Json | str  # a JSON object, or a malformed line as written
 
@@ -31,14 +23,23 @@ GAPS: Final = "vocabulary_gaps.jsonl"
 OPS: Final = ("snapshot", "checkout", "reset", "branch", "tag")
 DEFAULTS: Final = DEFAULT_GAP_FIELDS
 PIECE: Final = {LOG: "recent_log", GAPS: "recent_gaps"}
-LAST_10: Final = {LOG: "read-context/loading-order/recent-log-last-10", GAPS: "read-context/loading-order/recent-gaps-last-10"}
-NEWEST_FIRST: Final = {
-    LOG: "read-context/loading-order/recent-log-newest-first",
-    GAPS: "read-context/loading-order/recent-gaps-newest-first",
+LAST_10: Final = {LOG: R.LOADING_ORDER_RECENT_LOG_LAST_10, GAPS: R.LOADING_ORDER_RECENT_GAPS_LAST_10}
+NEWEST_FIRST: Final = {LOG: R.LOADING_ORDER_RECENT_LOG_NEWEST_FIRST, GAPS: R.LOADING_ORDER_RECENT_GAPS_NEWEST_FIRST}
+SHAPE: Final = {LOG: R.RESPONSE_SHAPE_LOG_ENTRY_SHAPE, GAPS: R.RESPONSE_SHAPE_GAP_RECORD_FIELDS}
+MALFORMED_ID: Final = R.TOLERANCE_MALFORMED_JSONL_LINES
+# The keys of the ADR's gap record (workaround, which gap_core checks and removes, aside).
+RECORD_KEYS: Final = frozenset({"timestamp", "image_id", "description", *DEFAULTS})
+# What check_recent checks of each file.
+CHECKS: Final = {
+    LOG: (LAST_10[LOG], NEWEST_FIRST[LOG], SHAPE[LOG]),
+    GAPS: (
+        LAST_10[GAPS],
+        NEWEST_FIRST[GAPS],
+        SHAPE[GAPS],
+        R.RESPONSE_SHAPE_GAP_RECORD_DEFAULTS,
+        R.RESPONSE_SHAPE_GAP_WORKAROUND,
+    ),
 }
-SHAPE: Final = {LOG: "read-context/response-shape/log-entry-shape", GAPS: "read-context/response-shape/gap-record-fields"}
-GAP_DEFAULTS: Final = "read-context/response-shape/gap-record-defaults"
-MALFORMED_ID: Final = "read-context/tolerance/malformed-jsonl-lines"
 # Characters of generated lines: none that any line splitter (str.splitlines included) breaks at.
 line_chars = st.characters(exclude_characters="\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", exclude_categories=["Cs"])
 
@@ -99,29 +100,38 @@ def objects(lines: Sequence[Line]) -> list[Json]:
 
 
 def check_shapes(name: str, items: list[Json], lines: Sequence[Line]) -> None:
-    """Each item is what some line of the file becomes; else the shape (or the gap defaults) requirement fails."""
-    candidates = [shaped(name, line) for line in objects(lines)]
+    """Each item is what some line of the file becomes: a log entry as a whole, a gap record field by field."""
+    if name == LOG:
+        candidates = [shaped(name, line) for line in objects(lines)]
+        for item in items:
+            check(SHAPE[LOG], item in candidates, "recent_log holds an entry no line of the file becomes", received=item)
+        return
     for item in items:
-        if item in candidates:
-            continue
-        if name == GAPS:
-            for line in objects(lines):
-                wrong = {k for k in set(item) | set(record(line)) if item.get(k) != record(line).get(k)}
-                if line.get("description") == item.get("description") and wrong and not wrong & set(line):
-                    raise RequirementFailure(GAP_DEFAULTS, f"fields {sorted(wrong)} absent from the line came back as {item}")
-        raise RequirementFailure(SHAPE[name], f"{PIECE[name]} holds {item}, which no line of the file becomes")
+        line = next((ln for ln in objects(lines) if ln.get("description") == item.get("description")), {})
+        written = {key: item.get(key) for key in line if key in RECORD_KEYS}
+        check(
+            SHAPE[GAPS],
+            written == {key: value for key, value in line.items() if key in RECORD_KEYS} and set(item) <= RECORD_KEYS,
+            "a gap record does not hold its line's fields (or holds other keys)",
+            received=item,
+            expected=line,
+        )
+        absent = {key: item.get(key, "(absent)") for key in DEFAULTS if key not in line}
+        check_equal(
+            R.RESPONSE_SHAPE_GAP_RECORD_DEFAULTS, absent, {key: DEFAULTS[key] for key in absent}, "the fields the line lacks"
+        )
 
 
-def check_recent(outcome: Outcome, files: dict[str, list[Json]]) -> None:
+def check_recent(checked: Checked, files: dict[str, list[Json]]) -> None:
     """Each piece is the last 10 lines of its file, newest first, each shaped as the ADR says."""
-    context = limited_context(outcome)
+    context = within_limits(checked, LAST_10[next(iter(files))], *(PIECE[name] for name in files))
     for name, lines in files.items():
         items = items_of(context, name, lines)
-        require(len(items) == min(len(lines), 10), LAST_10[name], f"{len(items)} entries for {len(lines)} lines")
+        check_equal(LAST_10[name], len(items), min(len(lines), 10), f"the number of entries of {PIECE[name]}")
         check_shapes(name, items, lines)
         expected = [shaped(name, line) for line in lines][-10:][::-1]
-        require(canonical(items) == canonical(expected), LAST_10[name], f"{PIECE[name]} holds other than the last 10 lines")
-        require(items == expected, NEWEST_FIRST[name], f"{PIECE[name]} is not in reverse file order: {items}")
+        check_equal(LAST_10[name], canonical(items), canonical(expected), f"{PIECE[name]}, in any order")
+        check_equal(NEWEST_FIRST[name], items, expected, PIECE[name])
 
 
 def check_readings(context: Json, name: str, lines: Sequence[Line]) -> None:
@@ -131,21 +141,17 @@ def check_readings(context: Json, name: str, lines: Sequence[Line]) -> None:
     good = [shaped(name, line) for line in lines if isinstance(line, dict)]
     among_last_10 = [shaped(name, line) for line in lines[-10:] if isinstance(line, dict)]
     readings = [good[-10:][::-1], among_last_10[::-1], []]
-    if items in readings:
-        return
-    if any(canonical(items) == canonical(reading) for reading in readings):
-        raise RequirementFailure(NEWEST_FIRST[name], f"{PIECE[name]} is a reading's list in another order")
-    if len(items) < len(readings[0]) and items == readings[0][: len(items)]:
-        raise RequirementFailure(LAST_10[name], f"{PIECE[name]} stops after {len(items)} of the last 10 well-formed entries")
-    raise RequirementFailure(MALFORMED_ID, f"{PIECE[name]} {items} follows no reading")
+    right = items in readings
+    reordered = any(canonical(items) == canonical(reading) for reading in readings)
+    check(NEWEST_FIRST[name], right or not reordered, f"{PIECE[name]} is a reading's list in another order", received=items)
+    recent = [*good[-10:], *among_last_10]
+    check(LAST_10[name], right or all(item in recent for item in items), f"{PIECE[name]} holds older entries", received=items)
+    cut = len(items) < len(readings[0]) and items == readings[0][: len(items)]
+    check(LAST_10[name], right or not cut, f"{PIECE[name]} stops before the last 10 well-formed entries", received=items)
+    check(MALFORMED_ID, right, f"{PIECE[name]} follows no reading", received=items, expected={"one of": readings})
 
 
-@requirement(
-    "read-context/loading-order/recent-log-last-10",
-    "read-context/loading-order/recent-log-newest-first",
-    "read-context/response-shape/log-entry-shape",
-    "read-context/consequences/size-bounded",
-)
+@requirement(*CHECKS[LOG])
 @given(count=st.integers(0, 40), blanks=st.lists(st.booleans(), min_size=41, max_size=41))
 def test_log_holds_the_last_10_entries_newest_first(implementation: Implementation, count: int, blanks: list[bool]) -> None:
     """For 0 to 40 log lines (blank lines among them) recent_log is the last 10 entries, last line first."""
@@ -153,16 +159,10 @@ def test_log_holds_the_last_10_entries_newest_first(implementation: Implementati
     text = "".join(("\n" if blank else "") + json.dumps(line) + "\n" for line, blank in zip(lines, blanks, strict=False))
     with fresh_workspace(implementation) as workspace:
         workspace.write(LOG, text + ("\n   \n" if blanks[-1] else ""))
-        check_recent(workspace.read(), {LOG: lines})
+        check_recent(workspace.read(LAST_10[LOG]), {LOG: lines})
 
 
-@requirement(
-    "read-context/loading-order/recent-gaps-last-10",
-    "read-context/loading-order/recent-gaps-newest-first",
-    "read-context/response-shape/gap-record-fields",
-    "read-context/response-shape/gap-record-defaults",
-    "read-context/consequences/size-bounded",
-)
+@requirement(*CHECKS[GAPS])
 @given(count=st.integers(0, 40), blanks=st.lists(st.booleans(), min_size=41, max_size=41))
 def test_gaps_hold_the_last_10_records_newest_first(implementation: Implementation, count: int, blanks: list[bool]) -> None:
     """For 0 to 40 gap lines (blank lines among them) recent_gaps is the last 10 records, last line first."""
@@ -170,24 +170,23 @@ def test_gaps_hold_the_last_10_records_newest_first(implementation: Implementati
     text = "".join(("\n" if blank else "") + json.dumps(line) + "\n" for line, blank in zip(lines, blanks, strict=False))
     with fresh_workspace(implementation) as workspace:
         workspace.write(GAPS, text)
-        check_recent(workspace.read(), {GAPS: lines})
+        check_recent(workspace.read(LAST_10[GAPS]), {GAPS: lines})
 
 
-@requirement(
-    "read-context/loading-order/recent-log-last-10",
-    "read-context/loading-order/recent-gaps-last-10",
-    "read-context/consequences/size-bounded",
-)
+@requirement(*CHECKS[LOG], *CHECKS[GAPS], R.CONSEQUENCES_SIZE_BOUNDED)
 @pytest.mark.parametrize("count", [9, 10, 11, 1000])
 def test_both_lists_are_cut_at_10(workspace: Workspace, count: int) -> None:
     """9 and 10 lines come back whole; 11 and 1000 lines give their last 10."""
     logs, gaps = [log_line(n) for n in range(count)], [gap_line(n) for n in range(count)]
     workspace.write(LOG, text_of(logs))
     workspace.write(GAPS, text_of(gaps))
-    check_recent(workspace.read(), {LOG: logs, GAPS: gaps})
+    check_recent(workspace.read(LAST_10[LOG]), {LOG: logs, GAPS: gaps})
+    context = workspace.context(R.CONSEQUENCES_SIZE_BOUNDED)
+    sizes = [len(context["recent_log"]), len(context["recent_gaps"])]
+    check(R.CONSEQUENCES_SIZE_BOUNDED, max(sizes) <= 10, "a list holds more than 10 entries", received=sizes)
 
 
-@requirement("read-context/loading-order/recent-log-newest-first", "read-context/loading-order/recent-gaps-newest-first")
+@requirement(*CHECKS[LOG], *CHECKS[GAPS])
 def test_newest_first_is_file_order_not_timestamp_order(workspace: Workspace) -> None:
     """Entries come back in reverse file order even when their timestamps are not in order."""
     stamps = ["2026-04-29T12:00:00Z", "2026-04-29T09:00:00Z", "2026-04-30T08:00:00Z", "2026-04-28T23:00:00Z"]
@@ -195,14 +194,10 @@ def test_newest_first_is_file_order_not_timestamp_order(workspace: Workspace) ->
     gaps = [{"timestamp": t, "image_id": "img", "description": f"d{n}"} for n, t in enumerate(stamps)]
     workspace.write(LOG, text_of(logs))
     workspace.write(GAPS, text_of(gaps))
-    check_recent(workspace.read(), {LOG: logs, GAPS: gaps})
+    check_recent(workspace.read(NEWEST_FIRST[LOG]), {LOG: logs, GAPS: gaps})
 
 
-@requirement(
-    "read-context/response-shape/log-entry-shape",
-    "read-context/response-shape/structured-top-prose-body",
-    "read-context/loading-order/recent-log-newest-first",
-)
+@requirement(*CHECKS[LOG])
 def test_log_details_hold_every_other_key(workspace: Workspace) -> None:
     """The details are every key besides timestamp and op, nested values and nulls included; {} when there is none."""
     lines: list[Json] = [
@@ -220,14 +215,10 @@ def test_log_details_hold_every_other_key(workspace: Workspace) -> None:
         {"unrelated": 1},
     ]
     workspace.write(LOG, text_of(lines))
-    check_recent(workspace.read(), {LOG: lines})
+    check_recent(workspace.read(SHAPE[LOG]), {LOG: lines})
 
 
-@requirement(
-    "read-context/response-shape/gap-record-fields",
-    "read-context/response-shape/structured-top-prose-body",
-    "read-context/loading-order/recent-gaps-newest-first",
-)
+@requirement(SHAPE[GAPS], NEWEST_FIRST[GAPS], R.RESPONSE_SHAPE_GAP_WORKAROUND, LAST_10[GAPS])
 def test_gap_fields_hold_the_line_values(workspace: Workspace) -> None:
     """Every field of a full gap line comes back with its value; keys outside the record are not passed through."""
     full = {
@@ -247,45 +238,44 @@ def test_gap_fields_hold_the_line_values(workspace: Workspace) -> None:
     values = (-1, 0, 1, None)
     lines = [{**full, "description": f"gap {value}", "satisfaction": value, "private": {"x": 1}} for value in values]
     workspace.write(GAPS, text_of(lines))
-    gaps = items_of(workspace.read().context(), GAPS, lines)
+    gaps = items_of(workspace.context(SHAPE[GAPS]), GAPS, lines)
+    check_equal(LAST_10[GAPS], len(gaps), len(lines), "the number of gap records")
     expected = [{**full, "description": f"gap {value}", "satisfaction": value} for value in reversed(values)]
-    require(canonical(gaps) == canonical(expected), "read-context/response-shape/gap-record-fields", f"gaps {gaps}")
-    require(gaps == expected, "read-context/loading-order/recent-gaps-newest-first", f"gaps {gaps}")
+    check_equal(SHAPE[GAPS], canonical(gaps), canonical(expected), "recent_gaps, in any order")
+    check_equal(NEWEST_FIRST[GAPS], gaps, expected, "recent_gaps")
 
 
-@requirement("read-context/response-shape/gap-record-defaults")
+@requirement(R.RESPONSE_SHAPE_GAP_RECORD_DEFAULTS, R.RESPONSE_SHAPE_GAP_WORKAROUND, LAST_10[GAPS])
 def test_a_minimal_gap_line_gets_the_adr_defaults(workspace: Workspace) -> None:
     """{timestamp, image_id, description} comes back with every other field at the ADR's default."""
     minimal = {"timestamp": "2026-04-29T10:08:00Z", "image_id": "manta", "description": "cannot name blue hour"}
     workspace.write(GAPS, text_of([minimal]))
-    gaps = items_of(workspace.read().context(), GAPS, [minimal])
-    require(gaps == [{**minimal, **DEFAULTS}], "read-context/response-shape/gap-record-defaults", f"gaps {gaps}")
+    gaps = items_of(workspace.context(R.RESPONSE_SHAPE_GAP_RECORD_DEFAULTS), GAPS, [minimal])
+    check_equal(LAST_10[GAPS], len(gaps), 1, "the number of gap records")
+    # The fields the line lacks: the line's own fields are gap-record-fields'.
+    absent = [{key: gap.get(key, "(absent)") for key in DEFAULTS} for gap in gaps]
+    check_equal(R.RESPONSE_SHAPE_GAP_RECORD_DEFAULTS, absent, [DEFAULTS], "the fields the line lacks, in recent_gaps")
 
 
-@requirement("read-context/response-shape/gap-workaround", "read-context/response-shape/gap-record-fields")
+@requirement(R.RESPONSE_SHAPE_GAP_WORKAROUND, SHAPE[GAPS], LAST_10[GAPS], R.RESPONSE_SHAPE_GAP_RECORD_DEFAULTS)
 def test_workaround_is_absent_or_the_line_value(workspace: Workspace) -> None:
     """A gap record has no workaround, or has the line's workaround ('' when the line has none), in every record alike."""
     lines = [gap_line(1), {**gap_line(2), "workaround": "masked by hand"}]
     workspace.write(GAPS, text_of(lines))
-    gaps = workspace.read().context()["recent_gaps"]
-    require(len(gaps) == 2, "read-context/response-shape/gap-record-fields", f"{len(gaps)} records")
+    gaps = workspace.context(R.RESPONSE_SHAPE_GAP_WORKAROUND)["recent_gaps"]
+    check_equal(LAST_10[GAPS], len(gaps), 2, "the number of records")
     newest, oldest = gap_core(gaps[0], "masked by hand"), gap_core(gaps[1], "")
-    require(
+    check(
+        R.RESPONSE_SHAPE_GAP_WORKAROUND,
         ("workaround" in gaps[0]) == ("workaround" in gaps[1]),
-        "read-context/response-shape/gap-workaround",
-        "workaround in one record only",
+        "workaround is in one record only",
+        received=gaps,
     )
-    require(
-        [newest, oldest] == [record(lines[1]), record(lines[0])],
-        "read-context/response-shape/gap-record-fields",
-        f"gaps {[newest, oldest]}",
-    )
+    check_shapes(GAPS, [newest, oldest], lines)
+    check_equal(SHAPE[GAPS], [newest, oldest], [record(lines[1]), record(lines[0])], "recent_gaps without workaround")
 
 
-@requirement(
-    "read-context/loading-order/recent-log-last-10",
-    "read-context/loading-order/recent-gaps-last-10",
-)
+@requirement(*CHECKS[LOG], *CHECKS[GAPS])
 @pytest.mark.parametrize("blank", ["", "   ", "\t", " \t "], ids=["empty", "spaces", "tab", "mixed"])
 def test_blank_lines_are_not_entries(workspace: Workspace, blank: str) -> None:
     """Empty and whitespace-only lines, anywhere and many, are not entries and do not count towards 10."""
@@ -293,19 +283,13 @@ def test_blank_lines_are_not_entries(workspace: Workspace, blank: str) -> None:
     pad = f"{blank}\n" * 15
     workspace.write(LOG, pad + pad.join(json.dumps(line) + "\n" for line in logs) + pad)
     workspace.write(GAPS, pad + pad.join(json.dumps(line) + "\n" for line in gaps) + pad)
-    check_recent(workspace.read(), {LOG: logs, GAPS: gaps})
+    check_recent(workspace.read(LAST_10[LOG]), {LOG: logs, GAPS: gaps})
 
 
 MALFORMED: Final = ["{not json", '{"op": "tag"', "[1, 2]", "42", '"a string"', "null", "true", "}{", '{"a": 1}{"b": 2}']
 
 
-@requirement(
-    "read-context/tolerance/malformed-jsonl-lines",
-    "read-context/loading-order/recent-log-newest-first",
-    "read-context/loading-order/recent-gaps-newest-first",
-    "read-context/loading-order/recent-log-last-10",
-    "read-context/loading-order/recent-gaps-last-10",
-)
+@requirement(MALFORMED_ID, *CHECKS[LOG], *CHECKS[GAPS])
 @pytest.mark.parametrize("bad", MALFORMED)
 def test_a_malformed_line_follows_a_reading(workspace: Workspace, bad: str) -> None:
     """Invalid JSON and JSON that is not an object, among 14 good lines, are skipped or empty the list; never an error."""
@@ -317,7 +301,7 @@ def test_a_malformed_line_follows_a_reading(workspace: Workspace, bad: str) -> N
         lines.append(bad)
     workspace.write(LOG, text_of(logs))
     workspace.write(GAPS, text_of(gaps))
-    context = limited_context(workspace.read(), MALFORMED_ID)
+    context = within_limits(workspace.read(MALFORMED_ID), MALFORMED_ID, PIECE[LOG], PIECE[GAPS])
     check_readings(context, LOG, logs)
     check_readings(context, GAPS, gaps)
 
@@ -330,11 +314,7 @@ def is_json_object(text: str) -> bool:
         return False
 
 
-@requirement(
-    "read-context/tolerance/malformed-jsonl-lines",
-    "read-context/loading-order/recent-log-newest-first",
-    "read-context/loading-order/recent-log-last-10",
-)
+@requirement(MALFORMED_ID, *CHECKS[LOG])
 @given(shape=st.lists(st.one_of(st.just("good"), st.sampled_from(MALFORMED), st.text(line_chars, max_size=20)), max_size=30))
 def test_generated_malformed_lines_follow_a_reading(implementation: Implementation, shape: list[str]) -> None:
     """Any mix of good lines, malformed lines and arbitrary text gives one of the readings' lists, never an error."""
@@ -346,5 +326,5 @@ def test_generated_malformed_lines_follow_a_reading(implementation: Implementati
             logs.append(kind)
     with fresh_workspace(implementation) as workspace:
         workspace.write(LOG, text_of(logs))
-        context = limited_context(workspace.read(), MALFORMED_ID)
+        context = within_limits(workspace.read(MALFORMED_ID), MALFORMED_ID, PIECE[LOG])
     check_readings(context, LOG, logs)

@@ -1,134 +1,141 @@
-"""Snapshot tests: the fixture workspaces of fixtures/read-context, answers normalized and compared with the golden snapshots."""
+"""Golden scripts: the fixture workspaces of fixtures/read-context, answers normalized and compared with the snapshots."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from ctxconform.conformance._data import fixtures_dir
-from ctxconform.conformance.exceptions import RequirementFailure
-from ctxconform.conformance.suites.read_context.client import Workspace, conflicts_of, gap_core, limited_context
+from ctxconform.conformance.suites.read_context.client import GAP_DEFAULTS, Workspace, check_repeats, raw_of
+from ctxconform.conformance.testing import (
+    GoldenPart,
+    GoldenScript,
+    GoldenStep,
+    check,
+    fixtures_dir,
+    golden_params,
+    load_script,
+    replay_script,
+)
 
-requirement = pytest.mark.requirement
 Json = dict[str, Any]
 
-FIXTURES: Final = sorted(path for path in (fixtures_dir() / "read-context").iterdir() if path.is_dir())
+FIXTURES: Final = fixtures_dir() / "read-context"
+# The part whose owner a refusal fails, as a difference in every part would; and the part owning each list's limit.
+FIRST_PART: Final = "tastes.default"
+MARKER: Final = re.compile(r"\n\n\.\.\. \[\d+ lines elided\] \.\.\.\n\n")
+LIMITED: Final = {"recent_log": "recent_log.timestamps", "recent_gaps": "recent_gaps.timestamps"}
 
 
 def install(fixture: Path, workspace: Workspace) -> None:
     """Copy the fixture's workspace/ and tastes/ files into the image's workspace and the tastes folder."""
+    if not fixture.is_dir():
+        raise RuntimeError(f"golden script names the fixture folder {fixture}, which does not exist")
     for part, target in (("workspace", workspace.folder), ("tastes", workspace.tastes_dir)):
         if (fixture / part).is_dir():
             shutil.copytree(fixture / part, target, dirs_exist_ok=True)
 
 
-def line_workarounds(fixture: Path) -> dict[tuple[Any, Any], str]:
-    """The workaround of each gap line by (timestamp, description); '' where a line has none."""
+def line_workarounds(fixture: Path) -> dict[Any, str]:
+    """The workaround of each gap line by description; '' where a line has none."""
     path = fixture / "workspace" / "vocabulary_gaps.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
     records = [json.loads(line) for line in lines if line.strip()]
-    return {(r.get("timestamp"), r.get("description")): r.get("workaround", "") for r in records}
+    return {record.get("description"): record.get("workaround", "") for record in records}
 
 
-def normalize(context: Json, fixture: Path) -> Json:
-    """What conforming implementations share under every reading of the registry."""
+def conflicts(context: Json) -> list[Json]:
+    """tastes.conflicts, files as sorted genre names ("x.md" read as "x"), entries sorted: repeats stay visible."""
+    entries = [
+        {"point": entry["point"], "files": sorted(name.removesuffix(".md") for name in entry["files"])}
+        for entry in context["tastes"]["conflicts"]
+    ]
+    return sorted(entries, key=lambda entry: json.dumps(entry, sort_keys=True))
+
+
+def workarounds(gaps: list[Json], fixture: Path) -> list[list[Any]]:
+    """[description, workaround] per record; gap-workaround allows the field absent, read as the line's own."""
+    lines = line_workarounds(fixture)
+    return sorted([record["description"], record.get("workaround", lines.get(record["description"], ""))] for record in gaps)
+
+
+def parts(context: Json, fixture: Path) -> Iterator[GoldenPart]:
+    """What conforming implementations share under every reading of the registry, cut into the parts compared."""
     tastes, brief, notes = context["tastes"], context["brief"], context["notes"]
-    summary, workarounds = notes["summary"], line_workarounds(fixture)
+    log = context["recent_log"]
+    gaps = [{key: value for key, value in record.items() if key != "workaround"} for record in context["recent_gaps"]]
+    summary = notes["summary"]
     if notes["truncated"]:  # tail-last-30: the file's final line break may be kept (the fixtures' last lines are not blank)
         summary = summary.removesuffix("\n")
-    return {
-        "tastes": {
-            "default": tastes["default"],
-            # missing-genre-file: a declared genre without a file is left out or ''.
-            "genres": {name: text for name, text in tastes["genres"].items() if text},
-            # conflict-entry: files as a set of genre names ("x.md" read as "x"), entries in any order.
-            "conflicts": sorted(
-                ({"point": point, "files": sorted(files)} for point, files in conflicts_of(context).items()),
-                key=lambda entry: str(entry["point"]),
-            ),
-        },
-        # brief-intent: compared with surrounding whitespace removed.
-        "brief": {"raw": brief["raw"], "intent": brief["intent"].strip(), "tastes": brief["tastes"]},
-        "notes": {"summary": summary, "truncated": notes["truncated"]},
-        "recent_log": context["recent_log"],
-        # gap-workaround: absent, or the line's workaround (checked by gap_core), is left out.
-        "recent_gaps": [
-            gap_core(record, workarounds.get((record["timestamp"], record["description"]), ""))
-            for record in context["recent_gaps"]
-        ],
-    }
+    yield GoldenPart(name="tastes.default", value=tastes["default"])
+    # missing-genre-file: a declared genre without a file is left out or ''.
+    yield GoldenPart(name="tastes.genres", value={name: text for name, text in tastes["genres"].items() if text})
+    genres = {name.removesuffix(".md") for name in tastes["genres"]}
+    named = {name for entry in conflicts(context) for name in entry["files"]}
+    yield GoldenPart(name="tastes.conflicts.outside-genres", value=sorted(named - genres))
+    yield GoldenPart(name="tastes.conflicts", value=conflicts(context))
+    yield GoldenPart(name="brief.raw", value=brief["raw"])
+    yield GoldenPart(name="brief.intent", value=brief["intent"].strip())  # brief-intent: surrounding whitespace aside
+    yield GoldenPart(name="brief.tastes", value=brief["tastes"])
+    yield from notes_parts(summary, truncated=notes["truncated"])
+    yield GoldenPart(name="notes", value={"summary": summary, "truncated": notes["truncated"]})
+    yield GoldenPart(name="recent_log.timestamps", value=sorted(entry["timestamp"] for entry in log))
+    yield GoldenPart(name="recent_log.any-order", value=sorted(json.dumps(entry, sort_keys=True) for entry in log))
+    yield GoldenPart(name="recent_log", value=log)
+    yield GoldenPart(name="recent_gaps.timestamps", value=sorted(str(record["timestamp"]) for record in gaps))
+    defaults = [{key: record.get(key, "(absent)") for key in GAP_DEFAULTS} for record in gaps]
+    yield GoldenPart(name="recent_gaps.defaults", value=sorted(json.dumps(fields, sort_keys=True) for fields in defaults))
+    yield GoldenPart(name="recent_gaps.any-order", value=sorted(json.dumps(record, sort_keys=True) for record in gaps))
+    yield GoldenPart(name="recent_gaps", value=gaps)
+    yield GoldenPart(name="recent_gaps.workaround", value=workarounds(context["recent_gaps"], fixture))
 
 
-NOTES_LIMIT: Final = 40
+def notes_parts(summary: str, *, truncated: bool) -> Iterator[GoldenPart]:
+    """A summary cut at its elision marker into head, marker and tail (short notes: all head), compared before it whole."""
+    found = MARKER.search(summary) if truncated else None
+    head, marker, tail = (summary[: found.start()], found.group(), summary[found.end() :]) if found else (summary, "", "")
+    yield GoldenPart(name="notes.head", value=head)
+    yield GoldenPart(name="notes.marker", value=marker)
+    yield GoldenPart(name="notes.tail", value=tail)
 
 
-def parts(normalized: Json, fixture: Path) -> list[tuple[str, Any, str]]:
-    """The parts compared with the golden snapshots, each with the requirement a difference in it breaks."""
-    tastes, brief, log, gaps = normalized["tastes"], normalized["brief"], normalized["recent_log"], normalized["recent_gaps"]
-    notes = fixture / "workspace" / "notes.md"
-    long_notes = notes.is_file() and len(notes.read_text(encoding="utf-8").splitlines()) > NOTES_LIMIT
-    return [
-        ("tastes.default", tastes["default"], "read-context/loading-order/default-taste-always-loads"),
-        ("tastes.genres", tastes["genres"], "read-context/loading-order/declared-genres-layer-on-top"),
-        ("tastes.conflicts", tastes["conflicts"], "read-context/loading-order/conflicts-surfaced"),
-        ("brief.raw", brief["raw"], "read-context/response-shape/brief-raw"),
-        ("brief.intent", brief["intent"], "read-context/response-shape/brief-intent"),
-        ("brief.tastes", brief["tastes"], "read-context/response-shape/brief-tastes-list"),
-        (
-            "notes",
-            normalized["notes"],
-            "read-context/implementation-notes/notes-constants" if long_notes else "read-context/summarization/short-notes-raw",
-        ),
-        ("recent_log.timestamps", sorted(e["timestamp"] for e in log), "read-context/loading-order/recent-log-last-10"),
-        (
-            "recent_log.any-order",
-            sorted(json.dumps(e, sort_keys=True) for e in log),
-            "read-context/response-shape/log-entry-shape",
-        ),
-        ("recent_log", log, "read-context/loading-order/recent-log-newest-first"),
-        ("recent_gaps.timestamps", sorted(str(g["timestamp"]) for g in gaps), "read-context/loading-order/recent-gaps-last-10"),
-        (
-            "recent_gaps.any-order",
-            sorted(json.dumps(g, sort_keys=True) for g in gaps),
-            "read-context/response-shape/gap-record-fields",
-        ),
-        ("recent_gaps", gaps, "read-context/loading-order/recent-gaps-newest-first"),
-    ]
+def fixture_of(step: GoldenStep) -> Path:
+    """The fixture folder a step's {"image_id": {"$fixture": name}} names."""
+    image_id = step.args.get("image_id") if isinstance(step.args, dict) else None
+    name = image_id.get("$fixture") if isinstance(image_id, dict) else None
+    if not isinstance(name, str):
+        raise RuntimeError(f'a read-context golden step names no fixture folder ({{"$fixture": name}}): {step.args}')  # noqa: TRY004 - a golden-file bug is a kit bug
+    return FIXTURES / name
 
 
-@requirement(
-    "read-context/loading-order/default-taste-always-loads",
-    "read-context/loading-order/declared-genres-layer-on-top",
-    "read-context/loading-order/conflicts-surfaced",
-    "read-context/response-shape/brief-raw",
-    "read-context/response-shape/brief-intent",
-    "read-context/response-shape/brief-tastes-list",
-    "read-context/implementation-notes/notes-constants",
-    "read-context/summarization/short-notes-raw",
-    "read-context/loading-order/recent-log-last-10",
-    "read-context/response-shape/log-entry-shape",
-    "read-context/loading-order/recent-log-newest-first",
-    "read-context/loading-order/recent-gaps-last-10",
-    "read-context/response-shape/gap-record-fields",
-    "read-context/loading-order/recent-gaps-newest-first",
-    "read-context/tolerance/fresh-workspace",
-)
-@pytest.mark.parametrize("fixture", FIXTURES, ids=[path.name for path in FIXTURES])
-def test_fixture_workspace_matches_the_golden_snapshot(fixture: Path, workspace: Workspace, snapshot: SnapshotAssertion) -> None:
+def answerer(workspace: Workspace, script: GoldenScript) -> Callable[[int, GoldenStep], Iterator[GoldenPart]]:
+    """Install each step's fixture, call read_context for it and cut the answer into parts."""
+
+    def answer(index: int, step: GoldenStep) -> Iterator[GoldenPart]:
+        del index
+        fixture = fixture_of(step)
+        install(fixture, workspace)
+        first = step.owner_of(FIRST_PART, script.owner)
+        checked = workspace.read(first)
+        raw = raw_of(checked, first)
+        for piece, part in LIMITED.items():  # before the schema, which bounds both lists too
+            items = raw.get(piece) if isinstance(raw, dict) else None
+            count = len(items) if isinstance(items, list) else 0
+            check(step.owner_of(part, script.owner), count <= 10, f"{piece} holds more than 10 entries", received=count)
+        # A conflict repeating a genre or a line fails the conflicts' owner, before the schema (which forbids it too).
+        yield from parts(check_repeats(checked, step.owner_of("tastes.conflicts", script.owner)), fixture)
+
+    return answer
+
+
+@pytest.mark.parametrize("path", golden_params(FIXTURES))
+def test_fixture_workspace_matches_the_golden_snapshot(path: Path, workspace: Workspace, snapshot: SnapshotAssertion) -> None:
     """read_context on a fixture workspace, normalized where the registry allows readings, matches the golden snapshots."""
-    install(fixture, workspace)
-    normalized = normalize(limited_context(workspace.read()), fixture)
-    # Every part is compared (syrupy records each); the first that differs names the requirement it breaks.
-    differing = [(name, value, rid) for name, value, rid in parts(normalized, fixture) if snapshot(name=name) != value]
-    if differing:
-        name, value, rid = differing[0]
-        fresh = not any((fixture / folder).is_dir() for folder in ("workspace", "tastes"))
-        raise RequirementFailure(
-            "read-context/tolerance/fresh-workspace" if fresh else rid,
-            f"{fixture.name}: {', '.join(d[0] for d in differing)} differ from the snapshots; {name} is {str(value)[:400]}",
-        )
+    script = load_script(path)
+    replay_script(script, answerer(workspace, script), snapshot)

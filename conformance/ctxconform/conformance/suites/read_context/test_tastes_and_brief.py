@@ -9,18 +9,30 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.exceptions import RequirementFailure
-from ctxconform.conformance.suites.read_context.client import Workspace, conflicts_of, fresh_workspace, require
+from ctxconform.conformance.suites.read_context import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.read_context.client import (
+    Workspace,
+    check_repeats,
+    conflicts_of,
+    fresh_workspace,
+    genre_texts,
+    raw_of,
+)
+from ctxconform.conformance.testing import Implementation, check, check_equal, check_in, requirement
 
-requirement = pytest.mark.requirement
 Json = dict[str, Any]
 
 DEFAULT: Final = "# Everything\n\nNatural skin tones.\nKeep the grain subtle.\n"
 UNDERWATER: Final = "# Underwater\n\nRestore reds lost at depth.\nNo heavy vignettes.\n"
 WILDLIFE: Final = "# Wildlife\n\nThe eye must be sharp.\nNo heavy vignettes.\n"
 STREET: Final = "# Street\n\nHigh contrast black and white.\n"
+WILDLIFE_ALONE: Final = "# Wildlife\n\nThe eye must be sharp.\n"
 INTENT_LINES: Final = ("# Manta at Socorro", "", "Moody blue water.", "  an indented line  ", "", "Keep it dark.")
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a text that are not blank: how intent keeps blank lines is brief-intent's alone."""
+    return [line for line in text.split("\n") if line.strip()]
 
 
 def brief_with(*declarations: str, before: int = 2) -> str:
@@ -29,29 +41,42 @@ def brief_with(*declarations: str, before: int = 2) -> str:
 
 
 INTENT: Final = "\n".join(INTENT_LINES).strip()
+DEFAULT_LOADS: Final = R.LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS
+ON_TOP: Final = R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP
+TASTES_OBJECT: Final = R.RESPONSE_SHAPE_TASTES_OBJECT
+GLOBAL: Final = R.IMPLEMENTATION_NOTES_GLOBAL_TASTES_FOLDER
+MISSING_GENRE: Final = R.TOLERANCE_MISSING_GENRE_FILE
+SURFACED: Final = R.LOADING_ORDER_CONFLICTS_SURFACED
+SHARED: Final = R.CONFLICTS_SHARED_LINE_IN_GENRE_FILES
+ENTRY: Final = R.RESPONSE_SHAPE_CONFLICT_ENTRY
+EQUALITY: Final = R.CONSEQUENCES_LINE_EQUALITY_BASED
+DECLARATION: Final = R.LOADING_ORDER_BRIEF_TASTES_DECLARATION
+INTENT_ID: Final = R.RESPONSE_SHAPE_BRIEF_INTENT
+TASTES_LIST: Final = R.RESPONSE_SHAPE_BRIEF_TASTES_LIST
 
 # --- tastes ------------------------------------------------------------------------------------------
 
 
-@requirement("read-context/loading-order/default-taste-always-loads", "read-context/loading-order/declared-genres-layer-on-top")
+@requirement(DEFAULT_LOADS, ON_TOP)
 def test_default_taste_loads_when_the_brief_declares_nothing(workspace: Workspace) -> None:
     """With no Tastes: line tastes.default is _default.md as written and tastes.genres is {}."""
     workspace.taste("_default", DEFAULT)
     workspace.taste("underwater", UNDERWATER)
     workspace.write("brief.md", "Moody blue water.\n")
-    tastes = workspace.read().context()["tastes"]
-    require(tastes["default"] == DEFAULT, "read-context/loading-order/default-taste-always-loads", repr(tastes["default"]))
-    require(tastes["genres"] == {}, "read-context/loading-order/declared-genres-layer-on-top", f"genres {tastes['genres']}")
+    tastes = workspace.context(DEFAULT_LOADS)["tastes"]
+    check_equal(DEFAULT_LOADS, tastes["default"], DEFAULT, "tastes.default")
+    check_equal(ON_TOP, tastes["genres"], {}, "tastes.genres")
 
 
-@requirement("read-context/loading-order/default-taste-always-loads")
+@requirement(DEFAULT_LOADS)
 def test_default_taste_loads_without_a_brief(workspace: Workspace) -> None:
     """With no brief.md at all tastes.default is still _default.md."""
     workspace.taste("_default", DEFAULT)
-    assert workspace.read().context()["tastes"]["default"] == DEFAULT
+    workspace.write("notes.md", "Session 1.\n")  # the workspace is not empty: this is not tolerance/fresh-workspace
+    check_equal(DEFAULT_LOADS, workspace.context(DEFAULT_LOADS)["tastes"]["default"], DEFAULT, "tastes.default")
 
 
-@requirement("read-context/loading-order/default-taste-always-loads", "read-context/loading-order/declared-genres-layer-on-top")
+@requirement(DEFAULT_LOADS, ON_TOP)
 @pytest.mark.parametrize("declared", ["underwater", "underwater, wildlife", "underwater, ghost", "ghost"])
 def test_default_taste_stays_under_declared_genres(workspace: Workspace, declared: str) -> None:
     """Declaring one, several or missing genres never replaces or changes tastes.default."""
@@ -59,41 +84,31 @@ def test_default_taste_stays_under_declared_genres(workspace: Workspace, declare
     workspace.taste("underwater", UNDERWATER)
     workspace.taste("wildlife", WILDLIFE)
     workspace.write("brief.md", f"Tastes: {declared}\n")
-    tastes = workspace.read().context()["tastes"]
-    require(tastes["default"] == DEFAULT, "read-context/loading-order/default-taste-always-loads", repr(tastes["default"]))
+    tastes = workspace.context(DEFAULT_LOADS)["tastes"]
+    check_equal(DEFAULT_LOADS, tastes["default"], DEFAULT, "tastes.default")
     files = {"underwater": UNDERWATER, "wildlife": WILDLIFE}
     loaded = {name: text for name, text in tastes["genres"].items() if text}
     expected = {name: files[name] for name in declared.split(", ") if name in files}
-    require(loaded == expected, "read-context/loading-order/declared-genres-layer-on-top", f"genres {sorted(tastes['genres'])}")
+    check_equal(ON_TOP, loaded, expected, "the genres with text")
 
 
-@requirement(
-    "read-context/loading-order/declared-genres-layer-on-top",
-    "read-context/response-shape/genres-map",
-    "read-context/response-shape/structured-top-prose-body",
-)
+@requirement(ON_TOP, R.RESPONSE_SHAPE_GENRES_MAP)
 def test_only_declared_genres_load_with_their_text_unchanged(workspace: Workspace) -> None:
     """Of three genre files only the two declared load, keyed by genre name, each text exactly as written."""
+    workspace.taste("_default", DEFAULT)
     markdown = "## Ünderwater — *tones*\n\n- Restore reds 🐙\n  - never > +40 saturation\n\n| a | b |\n|---|---|\n"
     workspace.taste("underwater", markdown)
     workspace.taste("wildlife", WILDLIFE)
     workspace.taste("street", STREET)
     workspace.write("brief.md", "Tastes: underwater, street\n")
-    genres = workspace.read().context()["tastes"]["genres"]
+    genres = workspace.context(ON_TOP)["tastes"]["genres"]
     # Which genres loaded, whatever their keys look like: keys that are file names break genres-map below.
-    require(
-        {name.removesuffix(".md") for name in genres} == {"underwater", "street"},
-        "read-context/loading-order/declared-genres-layer-on-top",
-        f"genres {sorted(genres)}",
-    )
-    require(
-        genres == {"underwater": markdown, "street": STREET},
-        "read-context/response-shape/genres-map",
-        f"genres {genres}",
-    )
+    loaded = sorted({name.removesuffix(".md") for name in genres})
+    check_equal(ON_TOP, loaded, ["street", "underwater"], "the genres loaded")
+    check_equal(R.RESPONSE_SHAPE_GENRES_MAP, genres, {"underwater": markdown, "street": STREET}, "tastes.genres")
 
 
-@requirement("read-context/response-shape/tastes-object")
+@requirement(R.RESPONSE_SHAPE_TASTES_OBJECT)
 @pytest.mark.parametrize(
     ("files", "declared"),
     [({}, ""), ({"_default": DEFAULT}, ""), ({"underwater": UNDERWATER}, "underwater"), ({"street": STREET}, "street, ghost")],
@@ -104,15 +119,19 @@ def test_tastes_has_its_three_keys_whatever_loads(workspace: Workspace, files: d
     for genre, text in files.items():
         workspace.taste(genre, text)
     workspace.write("brief.md", f"Tastes: {declared}\n" if declared else "Moody blue water.\n")
-    tastes = workspace.read().context("read-context/response-shape/tastes-object")["tastes"]
-    require(
-        isinstance(tastes["default"], str) and isinstance(tastes["genres"], dict) and tastes["conflicts"] == [],
-        "read-context/response-shape/tastes-object",
-        f"tastes {tastes}",
-    )
+    checked = workspace.read(TASTES_OBJECT)
+    raw = raw_of(checked, TASTES_OBJECT)
+    tastes = raw.get("tastes") if isinstance(raw, dict) else None
+    # On the raw reply, before the schema: a key left out or added fails this requirement.
+    keys = sorted(tastes) if isinstance(tastes, dict) else tastes
+    check_equal(TASTES_OBJECT, keys, ["conflicts", "default", "genres"], "the keys of tastes")
+    tastes = checked.expect(TASTES_OBJECT)["tastes"]
+    types = [type(tastes[key]).__name__ for key in ("default", "genres", "conflicts")]
+    check_equal(TASTES_OBJECT, types, ["str", "dict", "list"], "the types of default, genres and conflicts")
+    check_equal(TASTES_OBJECT, tastes["conflicts"], [], "tastes.conflicts")
 
 
-@requirement("read-context/implementation-notes/global-tastes-folder")
+@requirement(GLOBAL)
 def test_taste_files_in_the_workspace_are_not_read(workspace: Workspace) -> None:
     """_default.md and genre files put in the image's workspace (or a tastes/ folder in it) are never loaded."""
     workspace.write("_default.md", "workspace default\n")
@@ -121,12 +140,12 @@ def test_taste_files_in_the_workspace_are_not_read(workspace: Workspace) -> None
     workspace.write("tastes/_default.md", "workspace tastes default\n")
     workspace.write("tastes/underwater.md", "workspace tastes underwater\n")
     workspace.write("brief.md", "Tastes: underwater\n")
-    tastes = workspace.read().context()["tastes"]
-    assert tastes["default"] == ""
-    assert not any(tastes["genres"].values()), f"genres {tastes['genres']}"
+    tastes = workspace.context(GLOBAL)["tastes"]
+    check_equal(GLOBAL, tastes["default"], "", "tastes.default with _default.md only in the workspace")
+    check(GLOBAL, not any(tastes["genres"].values()), "a taste file in the workspace was read", received=tastes["genres"])
 
 
-@requirement("read-context/implementation-notes/global-tastes-folder", "read-context/loading-order/brief-per-image")
+@requirement(GLOBAL, R.LOADING_ORDER_BRIEF_PER_IMAGE, DEFAULT_LOADS, ON_TOP)
 def test_two_images_share_the_global_tastes_but_keep_their_briefs(implementation: Implementation, workspace: Workspace) -> None:
     """Two images get the same tastes.default and the same genre file, each with its own brief."""
     with fresh_workspace(implementation) as other:
@@ -135,27 +154,21 @@ def test_two_images_share_the_global_tastes_but_keep_their_briefs(implementation
         workspace.taste("underwater", UNDERWATER)
         workspace.taste("wildlife", WILDLIFE)
         workspace.write("brief.md", "Tastes: underwater\nFirst image.\n")
-        other.write("brief.md", "Tastes: underwater, wildlife\nSecond image.\n")
-        first, second = workspace.read().context(), other.read().context()
-    require(
-        first["tastes"]["default"] == second["tastes"]["default"] == DEFAULT,
-        "read-context/implementation-notes/global-tastes-folder",
-        "the images got different defaults",
-    )
-    require(
-        first["tastes"]["genres"] == {"underwater": UNDERWATER}
-        and second["tastes"]["genres"] == {"underwater": UNDERWATER, "wildlife": WILDLIFE},
-        "read-context/implementation-notes/global-tastes-folder",
-        "a genre file did not serve both images",
-    )
-    require(
-        first["brief"]["intent"].strip() == "First image." and second["brief"]["intent"].strip() == "Second image.",
-        "read-context/loading-order/brief-per-image",
-        f"intents {first['brief']['intent']!r} and {second['brief']['intent']!r}",
-    )
+        other.write("brief.md", "Tastes: underwater,wildlife\nSecond image.\n")
+        first, second = workspace.context(GLOBAL), other.context(GLOBAL)
+    defaults = [first["tastes"]["default"], second["tastes"]["default"]]
+    check_equal(GLOBAL, defaults[1], defaults[0], "the second image's tastes.default, against the first's")
+    check_equal(DEFAULT_LOADS, defaults, [DEFAULT, DEFAULT], "the two images' tastes.default")
+    genres = [genre_texts(first["tastes"]["genres"]), genre_texts(second["tastes"]["genres"])]
+    shared = [texts.get("underwater") for texts in genres]
+    check_equal(GLOBAL, shared, [UNDERWATER, UNDERWATER], "the genre both images declare")
+    expected = [{"underwater": UNDERWATER}, {"underwater": UNDERWATER, "wildlife": WILDLIFE}]
+    check_equal(ON_TOP, genres, expected, "the two images' tastes.genres")
+    intents = [first["brief"]["intent"].strip(), second["brief"]["intent"].strip()]
+    check_equal(R.LOADING_ORDER_BRIEF_PER_IMAGE, intents, ["First image.", "Second image."], "the two images' intents")
 
 
-@requirement("read-context/implementation-notes/global-tastes-folder")
+@requirement(GLOBAL)
 def test_a_declared_genre_never_names_a_file_outside_the_tastes_folder(workspace: Workspace) -> None:
     """Genre names like ../outside or an absolute path read no file outside the tastes folder."""
     marker = "LEAKED-TASTE-9f3a"
@@ -163,212 +176,202 @@ def test_a_declared_genre_never_names_a_file_outside_the_tastes_folder(workspace
     outside.write_text(f"{marker}\n", encoding="utf-8")
     try:
         workspace.write("brief.md", f"Tastes: ../outside, {outside.with_suffix('')}, ../{workspace.tastes_dir.name}/../outside\n")
-        outcome = workspace.read()
-        context = outcome.context("read-context/implementation-notes/global-tastes-folder")
+        context = workspace.context(GLOBAL)
     finally:
         outside.unlink()
-    require(marker not in str(context["tastes"]), "read-context/implementation-notes/global-tastes-folder", "read outside.md")
+    check(GLOBAL, marker not in str(context["tastes"]), "a genre name read outside.md", received=context["tastes"])
 
 
-@requirement("read-context/tolerance/missing-genre-file", "read-context/response-shape/brief-tastes-list")
+@requirement(MISSING_GENRE, R.RESPONSE_SHAPE_BRIEF_TASTES_LIST, ON_TOP, SURFACED)
 @pytest.mark.parametrize("how", ["missing", "empty"])
 def test_a_declared_genre_without_text_follows_a_reading(workspace: Workspace, how: str) -> None:
     """A declared genre whose file is missing or empty is left out of genres or maps to '', still listed and in no conflict."""
+    workspace.taste("_default", DEFAULT)
     workspace.taste("underwater", UNDERWATER)
     workspace.taste("wildlife", WILDLIFE)
     if how == "empty":
         workspace.taste("ghost", "")
-    workspace.write("brief.md", "Tastes: underwater, ghost, wildlife\n")
-    context = workspace.read().context("read-context/tolerance/missing-genre-file")
-    genres = context["tastes"]["genres"]
-    require(
-        context["brief"]["tastes"] == ["underwater", "ghost", "wildlife"],
-        "read-context/response-shape/brief-tastes-list",
-        repr(context["brief"]["tastes"]),
-    )
-    require(genres.get("ghost", "") == "", "read-context/tolerance/missing-genre-file", f"ghost is {genres.get('ghost')!r}")
-    require(
-        {k: v for k, v in genres.items() if k != "ghost"} == {"underwater": UNDERWATER, "wildlife": WILDLIFE},
-        "read-context/tolerance/missing-genre-file",
-        f"genres {sorted(genres)}",
-    )
-    require(
-        conflicts_of(context) == {"No heavy vignettes.": frozenset({"underwater", "wildlife"})},
-        "read-context/tolerance/missing-genre-file",
-        f"conflicts {context['tastes']['conflicts']}",
-    )
+    workspace.write("brief.md", "Tastes: underwater,ghost,wildlife\n")
+    context = workspace.context(MISSING_GENRE)
+    genres = genre_texts(context["tastes"]["genres"])
+    listed = context["brief"]["tastes"]
+    check_equal(R.RESPONSE_SHAPE_BRIEF_TASTES_LIST, listed, ["underwater", "ghost", "wildlife"], "brief.tastes")
+    check_in(MISSING_GENRE, genres.get("ghost", ""), [""], "the ghost genre (absent or '')")
+    others = {k: v for k, v in genres.items() if k != "ghost"}
+    check_equal(MISSING_GENRE, sorted(others), ["underwater", "wildlife"], "the other genres loaded")
+    found = conflicts_of(context, MISSING_GENRE)
+    conflicts = context["tastes"]["conflicts"]
+    check(MISSING_GENRE, not any("ghost" in names for names in found.values()), "ghost is in a conflict", received=conflicts)
+    check_equal(ON_TOP, others, {"underwater": UNDERWATER, "wildlife": WILDLIFE}, "the other genres")
+    expected = {"No heavy vignettes.": frozenset({"underwater", "wildlife"})}
+    check(SURFACED, found == expected, "the conflicts are not the two loaded genres'", received=conflicts)
 
 
 # --- conflicts ---------------------------------------------------------------------------------------
 
 
-def genre_context(workspace: Workspace, files: Mapping[str, str], declared: list[str], default: str = "") -> Json:
-    """Write the genre files and a brief declaring `declared`, and return the context."""
-    if default:
-        workspace.taste("_default", default)
+def genre_context(
+    workspace: Workspace,
+    files: Mapping[str, str],
+    declared: list[str],
+    requirement: str,
+    *,
+    default: str = "",
+    repeats: str | None = None,
+) -> Json:
+    """Write the genre files and a brief declaring `declared`, and return the context; a refusal fails `requirement`.
+
+    A conflict repeating a genre or a line fails `repeats` when given, before the schema (which forbids it too).
+    """
+    # _default.md always exists (empty or not): what its absence does is tolerance/missing-files-empty's.
+    workspace.taste("_default", default)
     for genre, text in files.items():
         workspace.taste(genre, text)
-    workspace.write("brief.md", f"Tastes: {', '.join(declared)}\n")
-    return workspace.read().context()
+    # Names joined without spaces: how spaces around names are read is brief-tastes-declaration's alone.
+    workspace.write("brief.md", f"Tastes: {','.join(declared)}\n")
+    checked = workspace.read(requirement)
+    if repeats is None:
+        result: Json = checked.expect(requirement)
+        return result
+    return check_repeats(checked, repeats)
 
 
-@requirement(
-    "read-context/loading-order/conflicts-surfaced",
-    "read-context/conflicts/shared-line-in-genre-files",
-    "read-context/response-shape/conflict-entry",
-)
+@requirement(SURFACED, SHARED, ENTRY)
 def test_a_line_shared_by_two_declared_genres_is_one_conflict(workspace: Workspace) -> None:
-    """The line both genre files hold gives one {point, files} entry naming both genres."""
-    context = genre_context(workspace, {"underwater": UNDERWATER, "wildlife": WILDLIFE}, ["underwater", "wildlife"])
-    found = conflicts_of(context)
-    require(
-        found == {"No heavy vignettes.": frozenset({"underwater", "wildlife"})},
-        "read-context/loading-order/conflicts-surfaced",
-        f"conflicts {context['tastes']['conflicts']}",
-    )
-    files = context["tastes"]["conflicts"][0]["files"]
-    require(len(files) == 2, "read-context/response-shape/conflict-entry", f"files {files}")
+    """The line both genre files hold gives one {point, files} entry naming both genres, each once."""
+    files = {"underwater": UNDERWATER, "wildlife": WILDLIFE}
+    context = genre_context(workspace, files, ["underwater", "wildlife"], SURFACED, repeats=SHARED)
+    conflicts = context["tastes"]["conflicts"]
+    found = conflicts_of(context, SHARED)
+    expected = {"No heavy vignettes.": frozenset({"underwater", "wildlife"})}
+    check(SURFACED, found == expected, "the shared line is not one conflict naming both genres", received=conflicts)
+    check_equal(ENTRY, [len(entry["files"]) for entry in conflicts], [2], "the number of files of the conflict")
 
 
-@requirement("read-context/conflicts/shared-line-in-genre-files", "read-context/response-shape/conflict-entry")
+@requirement(SHARED, ENTRY)
 def test_a_line_in_three_genres_lists_all_three_once(workspace: Workspace) -> None:
     """A line in three genre files gives one entry whose files are the three genres, each once."""
     files = {"a": "warm tones\nsoft light\n", "b": "warm tones\nhard light\n", "c": "cool water\nwarm tones\n"}
-    context = genre_context(workspace, files, ["a", "b", "c"])
-    found = conflicts_of(context)
-    require(
-        found == {"warm tones": frozenset("abc")},
-        "read-context/conflicts/shared-line-in-genre-files",
-        f"conflicts {context['tastes']['conflicts']}",
-    )
-    listed = context["tastes"]["conflicts"][0]["files"]
-    require(len(listed) == 3, "read-context/response-shape/conflict-entry", f"files {listed}")
+    context = genre_context(workspace, files, ["a", "b", "c"], SHARED, repeats=ENTRY)
+    conflicts = context["tastes"]["conflicts"]
+    found = conflicts_of(context, ENTRY)
+    check(SHARED, found == {"warm tones": frozenset("abc")}, "the line is not one conflict of a, b and c", received=conflicts)
+    check_equal(ENTRY, [len(entry["files"]) for entry in conflicts], [3], "the number of files of the conflict")
 
 
-@requirement("read-context/loading-order/conflicts-surfaced", "read-context/consequences/line-equality-based")
+@requirement(SURFACED, EQUALITY)
 def test_genres_without_a_shared_line_have_no_conflicts(workspace: Workspace) -> None:
     """Genre files sharing no line, even contradictory or differently cased ones, give conflicts []."""
     files = {"a": "warm tones\nLift shadows\n", "b": "cool palette\nlift shadows\nWarm tones\nwarm tones.\n"}
-    context = genre_context(workspace, files, ["a", "b"])
-    require(
-        context["tastes"]["conflicts"] == [],
-        "read-context/consequences/line-equality-based",
-        f"conflicts {context['tastes']['conflicts']}",
-    )
+    context = genre_context(workspace, files, ["a", "b"], SURFACED)
+    conflicts = context["tastes"]["conflicts"]
+    check(EQUALITY, not conflicts, "lines that differ conflict", received=conflicts, expected=[])
+    check_equal(SURFACED, conflicts, [], "tastes.conflicts")
 
 
-@requirement("read-context/conflicts/shared-line-in-genre-files")
+@requirement(SHARED)
 def test_a_line_repeated_inside_one_genre_is_no_conflict(workspace: Workspace) -> None:
     """A line twice in one genre file is no conflict; twice in one and once in another lists each genre once."""
     files = {"a": "warm tones\nwarm tones\nsoft light\nsoft light\n", "b": "soft light\ncool water\n"}
-    context = genre_context(workspace, files, ["a", "b"])
-    require(
-        conflicts_of(context) == {"soft light": frozenset("ab")},
-        "read-context/conflicts/shared-line-in-genre-files",
-        f"conflicts {context['tastes']['conflicts']}",
-    )
-    require(
-        len(context["tastes"]["conflicts"][0]["files"]) == 2,
-        "read-context/conflicts/shared-line-in-genre-files",
-        f"files {context['tastes']['conflicts'][0]['files']}",
-    )
+    context = genre_context(workspace, files, ["a", "b"], SHARED, repeats=SHARED)
+    conflicts = context["tastes"]["conflicts"]
+    check(SHARED, conflicts_of(context, SHARED) == {"soft light": frozenset("ab")}, "not one conflict", received=conflicts)
+    check_equal(SHARED, [len(entry["files"]) for entry in conflicts], [2], "the number of files of the conflict")
 
 
-@requirement("read-context/conflicts/only-genre-files")
+@requirement(R.CONFLICTS_ONLY_GENRE_FILES, SURFACED)
 def test_a_line_shared_with_default_is_no_conflict(workspace: Workspace) -> None:
     """A line in _default.md and one genre file is not a conflict; _default.md is never listed in files."""
-    context = genre_context(workspace, {"underwater": UNDERWATER}, ["underwater"], default="No heavy vignettes.\n")
-    assert context["tastes"]["conflicts"] == []
-    context = genre_context(
-        workspace, {"underwater": UNDERWATER, "wildlife": WILDLIFE}, ["underwater", "wildlife"], default="No heavy vignettes.\n"
-    )
-    assert conflicts_of(context) == {"No heavy vignettes.": frozenset({"underwater", "wildlife"})}
+    only = R.CONFLICTS_ONLY_GENRE_FILES
+    default = "No heavy vignettes.\n"
+    context = genre_context(workspace, {"underwater": UNDERWATER}, ["underwater"], only, default=default)
+    check_equal(only, context["tastes"]["conflicts"], [], "tastes.conflicts with one genre")
+    files = {"underwater": UNDERWATER, "wildlife": WILDLIFE}
+    context = genre_context(workspace, files, ["underwater", "wildlife"], only, default=default)
+    found = conflicts_of(context, only)
+    conflicts = context["tastes"]["conflicts"]
+    genres = {"underwater", "wildlife"}
+    check(only, all(files <= genres for files in found.values()), "_default.md takes part in a conflict", received=conflicts)
+    expected = {"No heavy vignettes.": frozenset(genres)}
+    check(SURFACED, found == expected, "the line the two genres share is not one conflict", received=conflicts)
 
 
-@requirement("read-context/conflicts/only-genre-files")
+@requirement(R.CONFLICTS_ONLY_GENRE_FILES)
 def test_a_line_shared_with_an_undeclared_genre_is_no_conflict(workspace: Workspace) -> None:
     """A line in a declared genre file and an undeclared one is not a conflict."""
-    context = genre_context(workspace, {"underwater": UNDERWATER, "wildlife": WILDLIFE}, ["underwater"])
-    assert context["tastes"]["conflicts"] == []
+    only = R.CONFLICTS_ONLY_GENRE_FILES
+    context = genre_context(workspace, {"underwater": UNDERWATER, "wildlife": WILDLIFE}, ["underwater"], only)
+    check_equal(only, context["tastes"]["conflicts"], [], "tastes.conflicts")
 
 
-@requirement("read-context/conflicts/empty-lines-never-conflict")
+@requirement(R.CONFLICTS_EMPTY_LINES_NEVER_CONFLICT)
 def test_blank_and_whitespace_lines_never_conflict(workspace: Workspace) -> None:
     """Empty, space-only and tab-only lines shared by genre files give no entry."""
-    files = {"a": "\n\nwarm\n   \n\t\n \t \n", "b": "\n   \ncool\n\t\n \t \n\n"}
+    empty = R.CONFLICTS_EMPTY_LINES_NEVER_CONFLICT
+    files = {"_default": "", "a": "\n\nwarm\n   \n\t\n \t \n", "b": "\n   \ncool\n\t\n \t \n\n"}
     for genre, text in files.items():
         workspace.taste(genre, text)
     workspace.write("brief.md", "Tastes: a, b\n")
-    outcome = workspace.read()
+    checked = workspace.read(empty)
+    raw = raw_of(checked, empty)
     # Checked on the raw result, before the schema, so a blank point fails this requirement.
-    tastes = outcome.reply.result.get("tastes") if outcome.ok and isinstance(outcome.reply.result, dict) else None
-    if isinstance(tastes, dict):
-        require(
-            not tastes.get("conflicts"),
-            "read-context/conflicts/empty-lines-never-conflict",
-            f"conflicts {tastes.get('conflicts')}",
-        )
-    assert outcome.context()["tastes"]["conflicts"] == []
+    tastes = raw.get("tastes") if isinstance(raw, dict) else None
+    conflicts = tastes.get("conflicts") if isinstance(tastes, dict) else None
+    check(empty, not conflicts, "blank lines conflict", received=conflicts, expected=[])
+    check_equal(empty, checked.expect(empty)["tastes"]["conflicts"], [], "tastes.conflicts")
 
 
-@requirement("read-context/conflicts/comment-lines", "read-context/conflicts/shared-line-in-genre-files")
+@requirement(R.CONFLICTS_COMMENT_LINES, SHARED)
 def test_comment_lines_follow_a_reading(workspace: Workspace) -> None:
     """Shared headings and HTML comment lines conflict as one of the readings says; a shared text line always does."""
     heading, html, text = "# Palette", "<!-- keep this file short -->", "warm tones"
     files = {"a": f"{heading}\n{html}\n{text}\n", "b": f"{text}\n{html}\n{heading}\n"}
-    context = genre_context(workspace, files, ["a", "b"])
-    points = set(conflicts_of(context))
-    readings = [{text, html}, {text, heading}, {text}]
-    require(text in points, "read-context/conflicts/shared-line-in-genre-files", f"points {points}")
-    require(points in readings, "read-context/conflicts/comment-lines", f"points {points}")
+    context = genre_context(workspace, files, ["a", "b"], R.CONFLICTS_COMMENT_LINES, repeats=SHARED)
+    points = sorted(conflicts_of(context, SHARED))
+    check(SHARED, text in points, "the shared text line is no conflict", received=points, expected=[text])
+    readings = [sorted({text, html}), sorted({text, heading}), [text]]
+    check_in(R.CONFLICTS_COMMENT_LINES, points, readings, "the conflicting lines")
 
 
-@requirement("read-context/conflicts/surrounding-whitespace", "read-context/consequences/line-equality-based")
+@requirement(R.CONFLICTS_SURROUNDING_WHITESPACE, EQUALITY)
 def test_surrounding_whitespace_follows_a_reading(workspace: Workspace) -> None:
     """'  warm tones' and 'warm tones  ' conflict as 'warm tones' or not at all; 'Warm tones' never joins them."""
+    spaces = R.CONFLICTS_SURROUNDING_WHITESPACE
     files = {"a": "  warm tones\n", "b": "warm tones  \n", "c": "Warm tones\n"}
-    context = genre_context(workspace, files, ["a", "b", "c"])
-    found = conflicts_of(context)
-    require(
-        found in ({"warm tones": frozenset("ab")}, {}),
-        "read-context/conflicts/surrounding-whitespace",
-        f"conflicts {context['tastes']['conflicts']}",
-    )
+    context = genre_context(workspace, files, ["a", "b", "c"], spaces)
+    found = conflicts_of(context, spaces)
+    conflicts = context["tastes"]["conflicts"]
+    check(EQUALITY, not any("c" in genres for genres in found.values()), "'Warm tones' conflicts", received=conflicts)
+    readings: list[dict[str, frozenset[str]]] = [{"warm tones": frozenset("ab")}, {}]
+    check(spaces, found in readings, "the conflicts follow no reading", received=conflicts)
 
 
-@requirement("read-context/loading-order/no-auto-resolve", "read-context/conflicts/no-suggested-resolution")
+@requirement(R.LOADING_ORDER_NO_AUTO_RESOLVE)
 def test_conflicting_genres_are_all_kept_whole(workspace: Workspace) -> None:
     """Both conflicting genres stay in genres with their full text; the shared line is removed from neither."""
-    context = genre_context(workspace, {"underwater": UNDERWATER, "wildlife": WILDLIFE}, ["wildlife", "underwater"])
-    require(
-        context["tastes"]["genres"] == {"underwater": UNDERWATER, "wildlife": WILDLIFE},
-        "read-context/loading-order/no-auto-resolve",
-        f"genres {context['tastes']['genres']}",
-    )
+    keep = R.LOADING_ORDER_NO_AUTO_RESOLVE
+    context = genre_context(workspace, {"underwater": UNDERWATER, "wildlife": WILDLIFE}, ["wildlife", "underwater"], keep)
+    check_equal(keep, genre_texts(context["tastes"]["genres"]), {"underwater": UNDERWATER, "wildlife": WILDLIFE}, "tastes.genres")
 
 
-@requirement("read-context/conflicts/no-suggested-resolution", "read-context/response-shape/conflict-entry")
+@requirement(R.CONFLICTS_NO_SUGGESTED_RESOLUTION, ENTRY, SURFACED)
 def test_a_conflict_entry_holds_only_point_and_files(workspace: Workspace) -> None:
     """A conflict carries exactly point and files: no winner, resolution or merged text."""
-    for genre, text in {"underwater": UNDERWATER, "wildlife": WILDLIFE}.items():
+    plain = R.CONFLICTS_NO_SUGGESTED_RESOLUTION
+    for genre, text in {"_default": DEFAULT, "underwater": UNDERWATER, "wildlife": WILDLIFE}.items():
         workspace.taste(genre, text)
-    workspace.write("brief.md", "Tastes: underwater, wildlife\n")
-    outcome = workspace.read()
-    result = outcome.reply.result if outcome.ok else None
+    workspace.write("brief.md", "Tastes: underwater,wildlife\n")
+    checked = workspace.read(plain)
+    raw = raw_of(checked, plain)
     # Checked on the raw result, before the schema, so an extra field fails this requirement.
-    if isinstance(result, dict) and isinstance(result.get("tastes"), dict):
-        for entry in result["tastes"].get("conflicts") or []:
-            require(
-                isinstance(entry, dict) and set(entry) == {"point", "files"},
-                "read-context/conflicts/no-suggested-resolution",
-                f"conflict entry {entry}",
-            )
-        require(
-            set(result["tastes"]) == {"default", "genres", "conflicts"},
-            "read-context/conflicts/no-suggested-resolution",
-            f"tastes keys {sorted(result['tastes'])}",
-        )
-    assert len(outcome.context()["tastes"]["conflicts"]) == 1
+    tastes = raw.get("tastes") if isinstance(raw, dict) else None
+    conflicts = tastes.get("conflicts") if isinstance(tastes, dict) else None
+    keys = [sorted(entry) if isinstance(entry, dict) else entry for entry in conflicts or []]
+    check(plain, all(k == ["files", "point"] for k in keys), "a conflict holds more than point and files", received=conflicts)
+    check_equal(plain, sorted(tastes or {}), ["conflicts", "default", "genres"], "the keys of tastes")
+    conflicts = check_repeats(checked, ENTRY)["tastes"]["conflicts"]
+    check(ENTRY, len(conflicts) <= 1, "one shared line gives several entries", received=conflicts)
+    check_equal(SURFACED, len(conflicts), 1, "the number of conflicts")
 
 
 # The pool the property draws genre files from: shared text lines, whitespace variants, comments and blanks.
@@ -413,14 +416,14 @@ def taste_folders(draw: st.DrawFn) -> tuple[dict[str, str], list[str], str]:
 
 
 @requirement(
-    "read-context/conflicts/shared-line-in-genre-files",
-    "read-context/conflicts/empty-lines-never-conflict",
-    "read-context/conflicts/comment-lines",
-    "read-context/conflicts/only-genre-files",
-    "read-context/conflicts/surrounding-whitespace",
-    "read-context/loading-order/declared-genres-layer-on-top",
-    "read-context/loading-order/no-auto-resolve",
-    "read-context/consequences/line-equality-based",
+    SHARED,
+    R.CONFLICTS_EMPTY_LINES_NEVER_CONFLICT,
+    R.CONFLICTS_COMMENT_LINES,
+    R.CONFLICTS_ONLY_GENRE_FILES,
+    R.CONFLICTS_SURROUNDING_WHITESPACE,
+    ON_TOP,
+    R.LOADING_ORDER_NO_AUTO_RESOLVE,
+    EQUALITY,
 )
 @given(folder=taste_folders())
 def test_conflicts_equal_the_model_for_generated_genre_files(
@@ -429,28 +432,55 @@ def test_conflicts_equal_the_model_for_generated_genre_files(
     """For generated genre files, conflicts are the model's: non-blank non-comment lines in two or more declared genre files."""
     files, declared, default = folder
     with fresh_workspace(implementation) as workspace:
-        context = genre_context(workspace, files, declared, default)
+        context = genre_context(workspace, files, declared, SHARED, default=default, repeats=SHARED)
     loaded = {genre: files[genre] for genre in declared if files.get(genre)}
-    genres = context["tastes"]["genres"]
-    require(
-        {k: v for k, v in genres.items() if v} == loaded
-        and all(g in declared and not genres[g] for g in set(genres) - set(loaded)),
-        "read-context/loading-order/declared-genres-layer-on-top",
-        f"genres {sorted(genres)}; declared with text {sorted(loaded)}",
-    )
+    check_genres(genre_texts(context["tastes"]["genres"]), loaded, declared)
+    found = conflicts_of(context, SHARED)
+    check_points(context["tastes"]["conflicts"], found, loaded)
     models = [model_conflicts(loaded, comment, key) for comment in COMMENT_READINGS for key in WHITESPACE_READINGS]
-    found = conflicts_of(context)
-    if found not in models:
-        raise RequirementFailure(
-            "read-context/conflicts/shared-line-in-genre-files",
-            f"conflicts {context['tastes']['conflicts']} follow no reading; e.g. {models[2]}",
-        )
+    check(SHARED, found in models, "the conflicts follow no reading", received=context["tastes"]["conflicts"])
+
+
+def check_genres(genres: Json, loaded: dict[str, str], declared: list[str]) -> None:
+    """Every conflicting genre keeps its text whole; exactly the declared genres with text load."""
+    kept = {genre: genres.get(genre) for genre in loaded}
+    check_equal(R.LOADING_ORDER_NO_AUTO_RESOLVE, kept, loaded, "the declared genres' texts")
+    others = {genre: text for genre, text in genres.items() if genre not in loaded}
+    check(
+        ON_TOP,
+        all(genre in declared and not text for genre, text in others.items()),
+        "a genre not declared, or without text, loaded",
+        received=sorted(genres),
+        expected=sorted(loaded),
+    )
+
+
+def check_points(conflicts: list[Json], found: dict[str, frozenset[str]], loaded: dict[str, str]) -> None:
+    """Each conflict is an equal, non-blank line of loaded genre files, commented and spaced as one reading says."""
+    check(
+        R.CONFLICTS_ONLY_GENRE_FILES,
+        all(genres <= set(loaded) for genres in found.values()),
+        "a conflict names a file that is not a loaded genre file",
+        received=conflicts,
+        expected={"genres": sorted(loaded)},
+    )
+    blank = R.CONFLICTS_EMPTY_LINES_NEVER_CONFLICT
+    check(blank, all(point.strip() for point in found), "a blank line conflicts", received=conflicts)
+    lines = {genre: set(text.split("\n")) | {line.strip() for line in text.split("\n")} for genre, text in loaded.items()}
+    equal = all(point in lines.get(genre, set()) for point, genres in found.items() for genre in genres)
+    check(EQUALITY, equal, "a conflict's point is not a line of every genre it names", received=conflicts)
+    commented = any(all(not rule(point.strip()) for point in found) for rule in COMMENT_READINGS)
+    check(R.CONFLICTS_COMMENT_LINES, commented, "comment lines conflict under no reading", received=conflicts)
+    stripped = all(point == point.strip() for point in found)
+    as_written = all(point in loaded[genre].split("\n") for point, genres in found.items() for genre in genres)
+    spaces = R.CONFLICTS_SURROUNDING_WHITESPACE
+    check(spaces, stripped or as_written, "points are neither stripped nor lines as written", received=conflicts)
 
 
 # --- the brief -----------------------------------------------------------------------------------
 
 
-@requirement("read-context/response-shape/brief-raw", "read-context/response-shape/structured-top-prose-body")
+@requirement(R.RESPONSE_SHAPE_BRIEF_RAW)
 @pytest.mark.parametrize(
     "raw",
     [
@@ -464,56 +494,49 @@ def test_conflicts_equal_the_model_for_generated_genre_files(
 def test_brief_raw_is_the_whole_file(workspace: Workspace, raw: str) -> None:
     """brief.raw is brief.md exactly, Tastes: line, blank lines and surrounding whitespace included."""
     workspace.write("brief.md", raw)
-    assert workspace.read().context()["brief"]["raw"] == raw
+    brief = workspace.context(R.RESPONSE_SHAPE_BRIEF_RAW)["brief"]
+    check_equal(R.RESPONSE_SHAPE_BRIEF_RAW, brief["raw"], raw, "brief.raw")
 
 
-@requirement(
-    "read-context/loading-order/brief-tastes-declaration",
-    "read-context/response-shape/brief-tastes-list",
-    "read-context/response-shape/brief-intent",
-)
+@requirement(DECLARATION, INTENT_ID)
 def test_plain_tastes_line_declares_genres_and_leaves_intent(workspace: Workspace) -> None:
     """'Tastes:  underwater ,wildlife ' declares ['underwater', 'wildlife']; intent is every other line, in order."""
+    workspace.taste("underwater", UNDERWATER)  # genres with files: whether others are listed is brief-tastes-list's
+    workspace.taste("wildlife", WILDLIFE)
     workspace.write("brief.md", brief_with("Tastes:  underwater ,wildlife "))
-    brief = workspace.read().context()["brief"]
-    require(
-        brief["tastes"] == ["underwater", "wildlife"],
-        "read-context/loading-order/brief-tastes-declaration",
-        repr(brief["tastes"]),
-    )
-    require(brief["intent"].strip() == INTENT, "read-context/response-shape/brief-intent", repr(brief["intent"]))
+    brief = workspace.context(DECLARATION)["brief"]
+    check_equal(DECLARATION, brief["tastes"], ["underwater", "wildlife"], "brief.tastes")
+    check_equal(INTENT_ID, brief["intent"].strip(), INTENT, "brief.intent (stripped)")
 
 
-@requirement("read-context/loading-order/brief-tastes-declaration", "read-context/response-shape/brief-intent")
+@requirement(DECLARATION, INTENT_ID)
 @pytest.mark.parametrize("position", [0, 3, len(INTENT_LINES)])
 def test_tastes_line_is_found_anywhere_in_the_brief(workspace: Workspace, position: int) -> None:
     """A Tastes: line first, in the middle or last declares its genres and is left out of intent."""
+    workspace.taste("street", STREET)
     workspace.write("brief.md", brief_with("Tastes: street", before=position))
-    brief = workspace.read().context()["brief"]
-    require(brief["tastes"] == ["street"], "read-context/loading-order/brief-tastes-declaration", repr(brief["tastes"]))
-    require(brief["intent"].strip() == INTENT, "read-context/response-shape/brief-intent", repr(brief["intent"]))
+    brief = workspace.context(DECLARATION)["brief"]
+    check_equal(DECLARATION, brief["tastes"], ["street"], "brief.tastes")
+    check_equal(INTENT_ID, brief["intent"].strip(), INTENT, "brief.intent (stripped)")
 
 
-@requirement(
-    "read-context/response-shape/brief-tastes-list",
-    "read-context/response-shape/brief-intent",
-    "read-context/loading-order/brief-tastes-declaration",
-)
+@requirement(TASTES_LIST, INTENT_ID)
 def test_brief_without_declaration_declares_nothing(workspace: Workspace) -> None:
     """A brief with no Tastes: line (one merely mentioning tastes included) gives tastes [] and intent the whole text."""
     raw = "Moody blue water.\nMy tastes: dark.\nThe Tastes: line comes later.\n"
     workspace.write("brief.md", raw)
-    brief = workspace.read().context()["brief"]
-    require(brief["tastes"] == [], "read-context/response-shape/brief-tastes-list", repr(brief["tastes"]))
-    require(brief["intent"].strip() == raw.strip(), "read-context/response-shape/brief-intent", repr(brief["intent"]))
+    brief = workspace.context(TASTES_LIST)["brief"]
+    check_equal(TASTES_LIST, brief["tastes"], [], "brief.tastes")
+    check_equal(INTENT_ID, brief["intent"].strip(), raw.strip(), "brief.intent (stripped)")
 
 
-@requirement("read-context/response-shape/brief-tastes-list")
+@requirement(TASTES_LIST)
 def test_declared_genres_are_listed_whether_or_not_a_file_exists(workspace: Workspace) -> None:
     """brief.tastes lists every declared name in order, those with no taste file included."""
     workspace.taste("street", STREET)
     workspace.write("brief.md", "Tastes: nowhere, street, also-missing\n")
-    assert workspace.read().context()["brief"]["tastes"] == ["nowhere", "street", "also-missing"]
+    brief = workspace.context(TASTES_LIST)["brief"]
+    check_equal(TASTES_LIST, brief["tastes"], ["nowhere", "street", "also-missing"], "brief.tastes")
 
 
 # (declaration line, names under the origin's syntax, names under the plain-only reading; None: not a declaration)
@@ -526,55 +549,54 @@ FORMS: Final = [
 ]
 
 
-@requirement("read-context/loading-order/tastes-declaration-forms", "read-context/response-shape/brief-intent")
+@requirement(R.LOADING_ORDER_TASTES_DECLARATION_FORMS)
 @pytest.mark.parametrize(("line", "origin", "plain"), FORMS, ids=["lower", "upper", "brackets", "quotes", "json-list"])
 def test_declaration_forms_follow_a_reading(workspace: Workspace, line: str, origin: list[str], plain: list[str] | None) -> None:
     """Other letter cases, brackets and quotes declare as the origin does, or only the plain form declares."""
-    workspace.taste("underwater", UNDERWATER)
-    workspace.taste("wildlife", WILDLIFE)
+    # Genre texts sharing no line: conflicts are not this requirement's.
+    texts = {"underwater": UNDERWATER, "wildlife": WILDLIFE_ALONE}
+    for genre, text in {"_default": DEFAULT, **texts}.items():
+        workspace.taste(genre, text)
     workspace.write("brief.md", brief_with(line))
-    context = workspace.read().context()
-    brief, genres = context["brief"], context["tastes"]["genres"]
-    with_line = "\n".join([*INTENT_LINES[:2], line, *INTENT_LINES[2:]]).strip()
-    readings = [(origin, INTENT), ([] if plain is None else plain, with_line if plain is None else INTENT)]
-    require(
-        (brief["tastes"], brief["intent"].strip()) in readings,
-        "read-context/loading-order/tastes-declaration-forms",
-        f"tastes {brief['tastes']}, intent {brief['intent']!r}",
-    )
-    texts = {"underwater": UNDERWATER, "wildlife": WILDLIFE}
+    forms = R.LOADING_ORDER_TASTES_DECLARATION_FORMS
+    context = workspace.context(forms)
+    brief, genres = context["brief"], genre_texts(context["tastes"]["genres"])
+    with_line = text_lines("\n".join([*INTENT_LINES[:2], line, *INTENT_LINES[2:]]))
+    plain_reading = ([], with_line) if plain is None else (plain, text_lines(INTENT))
+    readings = [(origin, text_lines(INTENT)), plain_reading]
+    check_in(forms, (brief["tastes"], text_lines(brief["intent"])), readings, "(brief.tastes, brief.intent's lines)")
+    # The declared names that have a file load: genres nobody declared are declared-genres-layer-on-top's.
     expected = {name: texts[name] for name in brief["tastes"] if name in texts}
-    require(
-        {k: v for k, v in genres.items() if v} == expected,
-        "read-context/loading-order/tastes-declaration-forms",
-        f"genres {sorted(genres)} for declared {brief['tastes']}",
-    )
+    loaded = {name: text for name, text in genres.items() if text and name in brief["tastes"]}
+    check_equal(forms, loaded, expected, f"the genres loaded for {brief['tastes']}")
 
 
-@requirement("read-context/loading-order/multiple-tastes-lines", "read-context/response-shape/brief-intent")
+@requirement(R.LOADING_ORDER_MULTIPLE_TASTES_LINES)
 def test_multiple_tastes_lines_follow_a_reading(workspace: Workspace) -> None:
     """Two Tastes: lines give the last list, both accumulated (each name once) or the first; neither line is in intent."""
-    for genre, text in {"underwater": UNDERWATER, "wildlife": WILDLIFE, "street": STREET}.items():
+    for genre, text in {"_default": DEFAULT, "underwater": UNDERWATER, "wildlife": WILDLIFE, "street": STREET}.items():
         workspace.taste(genre, text)
-    workspace.write("brief.md", brief_with("Tastes: underwater, wildlife", before=1) + "Tastes: street, underwater\n")
-    context = workspace.read().context()
-    brief, genres = context["brief"], context["tastes"]["genres"]
+    workspace.write("brief.md", brief_with("Tastes: underwater,wildlife", before=1) + "Tastes: street,underwater\n")
+    multiple = R.LOADING_ORDER_MULTIPLE_TASTES_LINES
+    context = workspace.context(multiple)
+    brief, genres = context["brief"], genre_texts(context["tastes"]["genres"])
     readings = (["street", "underwater"], ["underwater", "wildlife", "street"], ["underwater", "wildlife"])
-    require(brief["tastes"] in readings, "read-context/loading-order/multiple-tastes-lines", repr(brief["tastes"]))
-    require(brief["intent"].strip() == INTENT, "read-context/loading-order/multiple-tastes-lines", repr(brief["intent"]))
-    require(
-        set(genres) == set(brief["tastes"]),
-        "read-context/loading-order/multiple-tastes-lines",
-        f"genres {sorted(genres)} for declared {brief['tastes']}",
-    )
+    check_in(multiple, brief["tastes"], readings, "brief.tastes")
+    check_equal(multiple, text_lines(brief["intent"]), text_lines(INTENT), "brief.intent's lines")
+    check_equal(multiple, sorted(genres), sorted(brief["tastes"]), f"the genres loaded for {brief['tastes']}")
 
 
-@requirement("read-context/loading-order/brief-per-image")
+@requirement(R.LOADING_ORDER_BRIEF_PER_IMAGE)
 def test_each_image_reads_its_own_brief(implementation: Implementation, workspace: Workspace) -> None:
     """Two images with different briefs each get their own raw text and declarations."""
     with fresh_workspace(implementation) as other:
+        workspace.taste("underwater", UNDERWATER)
+        workspace.taste("street", STREET)
         workspace.write("brief.md", "Tastes: underwater\nManta.\n")
         other.write("brief.md", "Tastes: street\nTaxi at night.\n")
-        first, second = workspace.read().context()["brief"], other.read().context()["brief"]
-    assert (first["raw"], first["tastes"]) == ("Tastes: underwater\nManta.\n", ["underwater"])
-    assert (second["raw"], second["tastes"]) == ("Tastes: street\nTaxi at night.\n", ["street"])
+        first = workspace.context(R.LOADING_ORDER_BRIEF_PER_IMAGE)["brief"]
+        second = other.context(R.LOADING_ORDER_BRIEF_PER_IMAGE)["brief"]
+    # Whose brief each image got; surrounding whitespace is brief-raw's.
+    found = [(first["raw"].strip(), first["tastes"]), (second["raw"].strip(), second["tastes"])]
+    expected = [("Tastes: underwater\nManta.", ["underwater"]), ("Tastes: street\nTaxi at night.", ["street"])]
+    check_equal(R.LOADING_ORDER_BRIEF_PER_IMAGE, found, expected, "the two images' (brief.raw, brief.tastes)")

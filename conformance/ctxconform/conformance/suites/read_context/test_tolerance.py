@@ -12,21 +12,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.exceptions import RequirementFailure
+from ctxconform.conformance.suites.read_context import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.read_context.client import (
     FRESH,
-    GAP_DEFAULTS,
     Workspace,
     conflicts_of,
     fresh_workspace,
     gap_core,
+    genre_texts,
     jsonl,
-    limited_context,
-    require,
+    within_limits,
 )
+from ctxconform.conformance.suites.read_context.notes import LONG, check_notes
+from ctxconform.conformance.testing import Implementation, check, check_equal, check_in, requirement
 
-requirement = pytest.mark.requirement
 Json = dict[str, Any]
 
 DEFAULT: Final = "# Everything\nNatural skin tones.\n"
@@ -39,11 +38,11 @@ GAPS: Final = [{"timestamp": f"2026-04-29T11:0{n}:00Z", "image_id": "manta", "de
 EMPTY_TASTES: Final[Json] = FRESH["tastes"]
 MEGABYTES: Final = 5 * 1024 * 1024
 NEWEST_FIRST: Final = {
-    "log.jsonl": "read-context/loading-order/recent-log-newest-first",
-    "vocabulary_gaps.jsonl": "read-context/loading-order/recent-gaps-newest-first",
+    "log.jsonl": R.LOADING_ORDER_RECENT_LOG_NEWEST_FIRST,
+    "vocabulary_gaps.jsonl": R.LOADING_ORDER_RECENT_GAPS_NEWEST_FIRST,
 }
-# The defaults a gap line without optional fields gets (response-shape/gap-record-defaults).
-FRESH_GAP: Final = GAP_DEFAULTS
+NON_UTF8: Final = R.TOLERANCE_NON_UTF8_FILES
+UNREADABLE: Final = R.TOLERANCE_UNREADABLE_FILES_EMPTY
 
 
 def populate(workspace: Workspace) -> None:
@@ -91,35 +90,78 @@ def comparable(context: Json) -> Json:
     return {**context, "tastes": {**context["tastes"], "genres": genres}}
 
 
-FILES: Final = ["brief.md", "notes.md", "log.jsonl", "vocabulary_gaps.jsonl", "_default.md", "tastes folder"]
+# The parts of the response that another requirement owns when a file is missing: with no brief, no genre is
+# declared (declared-genres-layer-on-top) and _default.md still loads (default-taste-always-loads); with no taste
+# files, the brief still lists its genres (brief-tastes-list).
+OWNED_ELSEWHERE: Final[dict[str, dict[str, str]]] = {
+    "brief.md": {
+        "tastes.default": R.LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS,
+        "tastes.genres": R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP,
+        "tastes.conflicts": R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP,
+    },
+    "tastes folder": {"brief": R.RESPONSE_SHAPE_BRIEF_TASTES_LIST},
+}
+FILES: Final = [
+    pytest.param(name, id=name, marks=requirement(*dict.fromkeys(OWNED_ELSEWHERE.get(name, {}).values())))
+    for name in ("brief.md", "notes.md", "log.jsonl", "vocabulary_gaps.jsonl", "_default.md", "tastes folder")
+]
 
 
-@requirement("read-context/tolerance/missing-files-empty")
+def baseline_of(workspace: Workspace, requirement: str) -> Json:
+    """The context with every file present, from a second call: what a first call lacks is one-tool-call's.
+
+    The calls must leave every file as it was (markdown-stays-human-edited), else a later piece differs for that.
+    """
+    before = files_of(workspace)
+    workspace.context(requirement)
+    baseline = workspace.context(requirement)
+    unchanged = files_of(workspace) == before
+    check(R.CONSEQUENCES_MARKDOWN_STAYS_HUMAN_EDITED, unchanged, "reading changed the workspace or the tastes files")
+    return baseline
+
+
+def files_of(workspace: Workspace) -> dict[str, bytes]:
+    """Every file of the workspace and the tastes folder, by path."""
+    folders = (workspace.folder, workspace.tastes_dir)
+    return {str(path): path.read_bytes() for folder in folders for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def parts_of(context: Json) -> Json:
+    """The response cut into parts (tastes into its three), declared genres without text left out."""
+    tastes = comparable(context)["tastes"]
+    rest = {piece: value for piece, value in context.items() if piece != "tastes"}
+    return {**{f"tastes.{key}": value for key, value in tastes.items()}, **rest}
+
+
+def check_pieces(requirement: str, context: Json, expected: Json, name: str, what: str) -> None:
+    """Each part of `context` is the expected one; a part another requirement owns for `name` is checked first."""
+    found, wanted = parts_of(context), parts_of(expected)
+    owners = OWNED_ELSEWHERE.get(name, {})
+    for part in sorted(wanted, key=lambda part: part not in owners):
+        check_equal(owners.get(part, requirement), found.get(part), wanted[part], f"{name} {what}: {part}")
+
+
+@requirement(R.TOLERANCE_MISSING_FILES_EMPTY, R.CONSEQUENCES_MARKDOWN_STAYS_HUMAN_EDITED)
 @pytest.mark.parametrize("name", FILES)
 def test_each_missing_file_gives_its_empty_struct(workspace: Workspace, name: str) -> None:
     """With one file (or the tastes folder) missing its piece is the empty struct and every other piece is unchanged."""
     populate(workspace)
-    baseline = workspace.read().context()
+    baseline = baseline_of(workspace, R.TOLERANCE_MISSING_FILES_EMPTY)
     path = target(workspace, name)
     if path.is_dir():
         shutil.rmtree(path)
     else:
         path.unlink()
-    context = workspace.read().context("read-context/tolerance/missing-files-empty")
-    for piece, value in expected_without(baseline, name).items():
-        require(
-            comparable(context)[piece] == value,
-            "read-context/tolerance/missing-files-empty",
-            f"{name} missing: {piece} is {context[piece]}",
-        )
+    context = workspace.context(R.TOLERANCE_MISSING_FILES_EMPTY)
+    check_pieces(R.TOLERANCE_MISSING_FILES_EMPTY, context, expected_without(baseline, name), name, "missing")
 
 
-@requirement("read-context/tolerance/unreadable-files-empty")
+@requirement(UNREADABLE, R.CONSEQUENCES_MARKDOWN_STAYS_HUMAN_EDITED)
 @pytest.mark.parametrize("name", FILES)
 def test_a_directory_in_place_of_a_file_reads_as_missing(workspace: Workspace, name: str) -> None:
     """A directory where a file should be (a file where the tastes folder should be) gives the missing file's result."""
     populate(workspace)
-    baseline = workspace.read().context()
+    baseline = baseline_of(workspace, UNREADABLE)
     path = target(workspace, name)
     if path.is_dir():
         shutil.rmtree(path)
@@ -129,33 +171,30 @@ def test_a_directory_in_place_of_a_file_reads_as_missing(workspace: Workspace, n
         path.mkdir()
         (path / "inside.md").write_text("a file inside the directory\n", encoding="utf-8")
     try:
-        context = workspace.read().context("read-context/tolerance/unreadable-files-empty")
+        context = workspace.context(UNREADABLE)
     finally:
         if path.is_file() and name == "tastes folder":  # the next workspace empties the tastes folder as a folder
             path.unlink()
             path.mkdir()
-    for piece, value in expected_without(baseline, name).items():
-        require(
-            comparable(context)[piece] == value,
-            "read-context/tolerance/unreadable-files-empty",
-            f"{name} unreadable: {piece} is {context[piece]}",
-        )
+    check_pieces(UNREADABLE, context, expected_without(baseline, name), name, "unreadable")
 
 
-@requirement("read-context/tolerance/unreadable-files-empty", "read-context/tolerance/missing-genre-file")
+@requirement(UNREADABLE, R.TOLERANCE_MISSING_GENRE_FILE)
 def test_a_directory_in_place_of_a_genre_file_reads_as_missing(workspace: Workspace) -> None:
     """A directory named like a declared genre file is that genre missing: left out or '', and in no conflict."""
     populate(workspace)
     (workspace.tastes_dir / "wildlife.md").unlink()
     (workspace.tastes_dir / "wildlife.md").mkdir()
-    context = workspace.read().context("read-context/tolerance/unreadable-files-empty")
-    genres = context["tastes"]["genres"]
-    require(
+    context = workspace.context(UNREADABLE)
+    genres = genre_texts(context["tastes"]["genres"])
+    check(
+        UNREADABLE,
         {k: v for k, v in genres.items() if v} == {"underwater": UNDERWATER} and genres.get("wildlife", "") == "",
-        "read-context/tolerance/unreadable-files-empty",
-        f"genres {genres}",
+        "a directory in place of wildlife.md did not read as a missing genre file",
+        received=genres,
+        expected={"underwater": UNDERWATER, "wildlife": "(absent or '')"},
     )
-    require(context["tastes"]["conflicts"] == [], "read-context/tolerance/missing-genre-file", str(context["tastes"]))
+    check_equal(R.TOLERANCE_MISSING_GENRE_FILE, context["tastes"]["conflicts"], [], "tastes.conflicts")
 
 
 # --- bytes that are not UTF-8 ------------------------------------------------------------------------
@@ -166,28 +205,23 @@ def replaced(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
-@requirement("read-context/tolerance/non-utf8-files")
+@requirement(NON_UTF8)
 def test_a_brief_with_invalid_bytes_follows_a_reading(workspace: Workspace) -> None:
     """A brief with a byte that is not UTF-8 is empty (unreadable) or decoded with U+FFFD; never an error."""
     workspace.taste("underwater", UNDERWATER)
     data = b"# Manta\nTastes: underwater\nMoody \xff blue water.\n"
     workspace.write("brief.md", data)
-    context = workspace.read().context("read-context/tolerance/non-utf8-files")
+    context = workspace.context(NON_UTF8)
     brief = context["brief"]
     readings = [("", "", []), (replaced(data), "# Manta\nMoody \ufffd blue water.", ["underwater"])]
-    require(
-        (brief["raw"], brief["intent"].strip(), brief["tastes"]) in readings,
-        "read-context/tolerance/non-utf8-files",
-        f"brief {brief}",
-    )
-    require(
-        {k: v for k, v in context["tastes"]["genres"].items() if v} == ({"underwater": UNDERWATER} if brief["tastes"] else {}),
-        "read-context/tolerance/non-utf8-files",
-        f"genres {context['tastes']['genres']} for declared {brief['tastes']}",
-    )
+    check_in(NON_UTF8, (brief["raw"], brief["intent"].strip(), brief["tastes"]), readings, "brief (raw, intent, tastes)")
+    # The declared genres load: genres nobody declared are declared-genres-layer-on-top's.
+    declared = {k: v for k, v in genre_texts(context["tastes"]["genres"]).items() if v and k in brief["tastes"]}
+    expected = {"underwater": UNDERWATER} if brief["tastes"] else {}
+    check_equal(NON_UTF8, declared, expected, f"the genres loaded for the declared {brief['tastes']}")
 
 
-@requirement("read-context/tolerance/non-utf8-files", "read-context/summarization/short-notes-raw")
+@requirement(NON_UTF8)
 @pytest.mark.parametrize(
     "data",
     [b"Session \xff one.\n", b"\xc3\x28 truncated sequence\nsecond line\n", b"\xe2\x82 cut euro\n"],
@@ -196,12 +230,12 @@ def test_a_brief_with_invalid_bytes_follows_a_reading(workspace: Workspace) -> N
 def test_short_notes_with_invalid_bytes_follow_a_reading(workspace: Workspace, data: bytes) -> None:
     """Short notes with invalid bytes are empty and not truncated, or decoded with U+FFFD and returned raw."""
     workspace.write("notes.md", data)
-    notes = workspace.read().context("read-context/tolerance/non-utf8-files")["notes"]
+    notes = workspace.context(NON_UTF8)["notes"]
     readings = [{"summary": "", "truncated": False}, {"summary": replaced(data), "truncated": False}]
-    require(notes in readings, "read-context/tolerance/non-utf8-files", f"notes {notes}")
+    check_in(NON_UTF8, notes, readings, "the notes piece")
 
 
-@requirement("read-context/tolerance/non-utf8-files", "read-context/summarization/head-first-10")
+@requirement(NON_UTF8, R.LOADING_ORDER_NOTES_TRUNCATED_FLAG)
 def test_long_notes_with_invalid_bytes_follow_a_reading(workspace: Workspace) -> None:
     """Long notes with invalid bytes in the head and in the elided middle are empty, or summarized from the decoded text."""
     lines = [f"line {n}".encode() for n in range(1, 61)]
@@ -209,7 +243,10 @@ def test_long_notes_with_invalid_bytes_follow_a_reading(workspace: Workspace) ->
     lines[24] += b" \xfe elided"
     data = b"\n".join(lines) + b"\n"
     workspace.write("notes.md", data)
-    notes = workspace.read().context("read-context/tolerance/non-utf8-files")["notes"]
+    notes = workspace.context(NON_UTF8)["notes"]
+    elided = " lines elided] ..." in notes["summary"]
+    flag = R.LOADING_ORDER_NOTES_TRUNCATED_FLAG
+    check(flag, notes["truncated"] is elided, "truncated does not say whether lines were elided", received=notes)
     text = replaced(data).split("\n")
     summary = "\n".join(text[:10]) + "\n\n... [20 lines elided] ...\n\n" + "\n".join(text[30:60])
     readings = [
@@ -217,15 +254,19 @@ def test_long_notes_with_invalid_bytes_follow_a_reading(workspace: Workspace) ->
         {"summary": summary, "truncated": True},
         {"summary": summary + "\n", "truncated": True},
     ]
-    require(notes in readings, "read-context/tolerance/non-utf8-files", f"notes {str(notes)[:300]}")
+    check_in(NON_UTF8, notes, readings, "the notes piece")
 
 
-@requirement(
-    "read-context/tolerance/non-utf8-files",
-    "read-context/loading-order/recent-log-newest-first",
-    "read-context/loading-order/recent-gaps-newest-first",
+@requirement(NON_UTF8)
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("log.jsonl", marks=requirement(NEWEST_FIRST["log.jsonl"])),
+        pytest.param(
+            "vocabulary_gaps.jsonl", marks=requirement(NEWEST_FIRST["vocabulary_gaps.jsonl"], R.RESPONSE_SHAPE_GAP_WORKAROUND)
+        ),
+    ],
 )
-@pytest.mark.parametrize("name", ["log.jsonl", "vocabulary_gaps.jsonl"])
 def test_jsonl_with_invalid_bytes_follows_a_reading(workspace: Workspace, name: str) -> None:
     """A JSONL line with an invalid byte empties the list, is skipped alone, or is read with U+FFFD."""
     lines = (
@@ -235,71 +276,64 @@ def test_jsonl_with_invalid_bytes_follows_a_reading(workspace: Workspace, name: 
     )
     data = jsonl(lines).encode().replace(b"BAD", b"B\xffD")
     workspace.write(name, data)
-    context = workspace.read().context("read-context/tolerance/non-utf8-files")
+    context = workspace.context(NON_UTF8)
+    # Each entry by the value that holds the bad byte: the rest of an entry's shape is the shape requirements'.
     if name == "log.jsonl":
-        found = context["recent_log"]
-        shaped = [
-            {
-                "timestamp": e.get("timestamp", ""),
-                "op": e["op"],
-                "details": {k: v for k, v in e.items() if k not in ("timestamp", "op")},
-            }
-            for e in lines
-        ]
+        found = [entry["details"].get("name") for entry in context["recent_log"]]
+        written = [line.get("name") for line in lines]
     else:
-        found = [gap_core(g) for g in context["recent_gaps"]]
-        shaped = [{**FRESH_GAP, **e} for e in lines]
-    with_fffd = json.loads(json.dumps(shaped[::-1]).replace("BAD", "B\\ufffdD"))
-    readings = [[], [shaped[2], shaped[0]], with_fffd]
-    if found[::-1] in readings and found not in readings:
-        raise RequirementFailure(NEWEST_FIRST[name], f"{name}: oldest first")
-    require(found in readings, "read-context/tolerance/non-utf8-files", f"{name}: {found}")
+        found = [gap_core(record)["description"] for record in context["recent_gaps"]]
+        written = [line["description"] for line in lines]
+    with_fffd = [value.replace("BAD", "B\ufffdD") if value else value for value in written[::-1]]
+    readings = [[], [written[2], written[0]], with_fffd]
+    oldest_first = found[::-1] in readings and found not in readings
+    check(NEWEST_FIRST[name], not oldest_first, f"{name}: the entries are oldest first", received=found)
+    check_in(NON_UTF8, found, readings, f"the entries of {name}")
 
 
-@requirement("read-context/tolerance/non-utf8-files", "read-context/tolerance/missing-genre-file")
+@requirement(NON_UTF8)
 def test_taste_files_with_invalid_bytes_follow_a_reading(workspace: Workspace) -> None:
     """_default.md and a genre file with invalid bytes are empty (the genre missing) or decoded with U+FFFD."""
     default, genre = b"# All\nwarm \xff tones\n", b"# Wildlife\n\xfe sharp\nKeep the grain subtle.\n"
     workspace.taste("_default", default)
     workspace.taste("underwater", UNDERWATER)
     workspace.taste("wildlife", genre)
-    workspace.write("brief.md", "Tastes: underwater, wildlife\n")
-    tastes = workspace.read().context("read-context/tolerance/non-utf8-files")["tastes"]
-    require(tastes["default"] in ("", replaced(default)), "read-context/tolerance/non-utf8-files", repr(tastes["default"]))
-    wildlife = tastes["genres"].get("wildlife", "")
-    require(wildlife in ("", replaced(genre)), "read-context/tolerance/non-utf8-files", repr(wildlife))
-    require(tastes["genres"].get("underwater") == UNDERWATER, "read-context/tolerance/non-utf8-files", str(tastes["genres"]))
+    workspace.write("brief.md", "Tastes: underwater,wildlife\n")
+    tastes = workspace.context(NON_UTF8)["tastes"]
+    check_in(NON_UTF8, tastes["default"], ["", replaced(default)], "tastes.default")
+    genres = genre_texts(tastes["genres"])
+    wildlife = genres.get("wildlife", "")
+    check_in(NON_UTF8, wildlife, ["", replaced(genre)], "the wildlife genre")
+    check_equal(NON_UTF8, genres.get("underwater"), UNDERWATER, "the underwater genre")
     expected = {"Keep the grain subtle.": frozenset({"underwater", "wildlife"})} if wildlife else {}
-    require(conflicts_of({"tastes": tastes}) == expected, "read-context/tolerance/non-utf8-files", str(tastes["conflicts"]))
+    found = conflicts_of({"tastes": tastes}, NON_UTF8)
+    check(NON_UTF8, found == expected, "the conflicts are not those of the texts read", received=tastes["conflicts"])
 
 
-@requirement("read-context/tolerance/non-utf8-files", "read-context/response-shape/structured-top-prose-body")
+@requirement(NON_UTF8, R.LOADING_ORDER_RECENT_LOG_LAST_10, R.LOADING_ORDER_RECENT_GAPS_LAST_10)
 def test_valid_non_ascii_utf8_comes_back_exactly(workspace: Workspace) -> None:
     """Valid UTF-8 beyond ASCII (accents, CJK, emoji, combining marks) comes back exactly from every file."""
-    text = "Ünïcode — 水中写真 🐠 e\u0301 \u200d\n"
+    # No final break and no surrounding whitespace: how those come back is other requirements' concern.
+    text = "Ünïcode — 水中写真 🐠 e\u0301 \u200d"
     workspace.taste("_default", text)
-    workspace.taste("underwater", text + "ok\n")
-    workspace.write("brief.md", "Tastes: underwater\n" + text)
+    workspace.taste("underwater", text + "\nok\n")
+    workspace.write("brief.md", "Manta.\n" + text)
     workspace.write("notes.md", text)
     workspace.write("log.jsonl", json.dumps({"op": "tag", "name": text}, ensure_ascii=False) + "\n")
     workspace.write("vocabulary_gaps.jsonl", json.dumps({"description": text, "image_id": "i"}, ensure_ascii=False) + "\n")
-    context = workspace.read().context("read-context/tolerance/non-utf8-files")
-    require(context["tastes"]["default"] == text, "read-context/tolerance/non-utf8-files", repr(context["tastes"]["default"]))
-    require(
-        context["tastes"]["genres"] == {"underwater": text + "ok\n"},
-        "read-context/tolerance/non-utf8-files",
-        str(context["tastes"]),
-    )
-    require(
-        context["brief"]["raw"] == "Tastes: underwater\n" + text, "read-context/tolerance/non-utf8-files", repr(context["brief"])
-    )
-    require(context["notes"]["summary"] == text, "read-context/tolerance/non-utf8-files", repr(context["notes"]))
-    require(
-        context["recent_log"][0]["details"] == {"name": text}, "read-context/tolerance/non-utf8-files", str(context["recent_log"])
-    )
-    require(
-        context["recent_gaps"][0]["description"] == text, "read-context/tolerance/non-utf8-files", str(context["recent_gaps"])
-    )
+    context = workspace.context(NON_UTF8)
+    counts = [len(context["recent_log"]), len(context["recent_gaps"])]
+    check_equal(R.LOADING_ORDER_RECENT_LOG_LAST_10, counts[0], 1, "the number of log entries")
+    check_equal(R.LOADING_ORDER_RECENT_GAPS_LAST_10, counts[1], 1, "the number of gap records")
+    check_equal(NON_UTF8, context["tastes"]["default"], text, "tastes.default")
+    check_equal(NON_UTF8, context["brief"]["raw"], "Manta.\n" + text, "brief.raw")
+    check_equal(NON_UTF8, context["notes"]["summary"], text, "notes.summary")
+    check_equal(NON_UTF8, [e["details"].get("name") for e in context["recent_log"]], [text], "the log entry's name")
+    check_equal(NON_UTF8, [g["description"] for g in context["recent_gaps"]], [text], "the gap's description")
+    # A genre is declared in a second read: what a declaration does to tastes.default is not this requirement's.
+    workspace.write("brief.md", "Tastes: underwater\n")
+    genres = genre_texts(workspace.context(NON_UTF8)["tastes"]["genres"])
+    check_equal(NON_UTF8, genres, {"underwater": text + "\nok\n"}, "tastes.genres")
 
 
 # --- garbage, enormous and empty files ---------------------------------------------------------------
@@ -312,17 +346,17 @@ def write_bytes(workspace: Workspace, name: str, data: bytes) -> None:
     target(workspace, name).write_bytes(data)
 
 
-@requirement("read-context/tolerance/non-utf8-files", "read-context/tolerance/unreadable-files-empty")
+@requirement(NON_UTF8)
 @pytest.mark.parametrize("seed", range(3))
 def test_binary_garbage_in_every_file_is_never_an_error(workspace: Workspace, seed: int) -> None:
     """100 KB of random bytes in every file gives a response of the fixed shape, never an error."""
     rng = random.Random(seed)  # noqa: S311 - reproducible test data, not secrets
     for name in TARGETS:
         write_bytes(workspace, name, rng.randbytes(100_000))
-    workspace.read().context("read-context/tolerance/unreadable-files-empty")
+    workspace.answered(NON_UTF8)
 
 
-@requirement("read-context/tolerance/non-utf8-files")
+@requirement(NON_UTF8)
 @given(files=st.fixed_dictionaries({name: st.binary(max_size=600) for name in TARGETS}))
 def test_any_bytes_in_any_file_are_never_an_error(implementation: Implementation, files: dict[str, bytes]) -> None:
     """Arbitrary bytes in all six files give a response of the fixed shape, never an error."""
@@ -330,43 +364,39 @@ def test_any_bytes_in_any_file_are_never_an_error(implementation: Implementation
         for name, data in files.items():
             write_bytes(workspace, name, data)
         workspace.write("brief.md", b"Tastes: underwater\n" + files["brief.md"])
-        workspace.read().context("read-context/tolerance/non-utf8-files")
+        workspace.answered(NON_UTF8)
 
 
-@requirement("read-context/summarization/short-notes-raw", "read-context/tolerance/unreadable-files-empty")
+@requirement(R.SUMMARIZATION_SHORT_NOTES_RAW)
 @pytest.mark.parametrize("ending", ["", "\n"])
 def test_an_enormous_single_line_of_notes_comes_back_raw(workspace: Workspace, ending: str) -> None:
     """notes.md of one 5 MB line is one line: returned whole, not truncated."""
     text = "n" * MEGABYTES + ending
     workspace.write("notes.md", text)
-    notes = workspace.read().context("read-context/tolerance/unreadable-files-empty")["notes"]
-    require(notes["truncated"] is False, "read-context/summarization/short-notes-raw", "one line was truncated")
-    require(notes["summary"] == text, "read-context/summarization/short-notes-raw", f"{len(notes['summary'])} characters back")
+    notes = workspace.context(R.SUMMARIZATION_SHORT_NOTES_RAW)["notes"]
+    check(R.SUMMARIZATION_SHORT_NOTES_RAW, notes["truncated"] is False, "one line was truncated", received=notes["truncated"])
+    summary = notes["summary"]
+    check(R.SUMMARIZATION_SHORT_NOTES_RAW, summary == text, "the line did not come back whole", received=len(summary))
 
 
-@requirement("read-context/consequences/size-bounded", "read-context/summarization/elision-marker")
+@requirement(*LONG)
 def test_an_enormous_elided_line_is_left_out(workspace: Workspace) -> None:
     """A 5 MB line among 100 short ones is elided: the summary is head, marker with N = 60 and tail, no bigger."""
     lines = [f"line {n}" for n in range(1, 101)]
     lines[49] = "x" * MEGABYTES
-    workspace.write("notes.md", "\n".join(lines) + "\n")
-    notes = workspace.read().context("read-context/tolerance/unreadable-files-empty")["notes"]
-    summary = "\n".join(lines[:10]) + "\n\n... [60 lines elided] ...\n\n" + "\n".join(lines[70:])
-    require(
-        notes["summary"] in (summary, summary + "\n"),
-        "read-context/consequences/size-bounded",
-        f"{len(notes['summary'])} characters",
-    )
-    assert notes["truncated"] is True
+    text = "\n".join(lines) + "\n"
+    workspace.write("notes.md", text)
+    check_notes(workspace.context(R.CONSEQUENCES_SIZE_BOUNDED)["notes"], text)
 
 
-@requirement(
-    "read-context/tolerance/malformed-jsonl-lines",
-    "read-context/tolerance/unreadable-files-empty",
-    "read-context/loading-order/recent-log-newest-first",
-    "read-context/loading-order/recent-gaps-newest-first",
+@requirement(R.TOLERANCE_MALFORMED_JSONL_LINES)
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("log.jsonl", marks=requirement(NEWEST_FIRST["log.jsonl"])),
+        pytest.param("vocabulary_gaps.jsonl", marks=requirement(NEWEST_FIRST["vocabulary_gaps.jsonl"])),
+    ],
 )
-@pytest.mark.parametrize("name", ["log.jsonl", "vocabulary_gaps.jsonl"])
 def test_an_enormous_garbage_line_in_jsonl_is_never_an_error(workspace: Workspace, name: str) -> None:
     """A 5 MB line that is not JSON between two good lines is skipped or empties the list; never an error."""
     first, last = (
@@ -375,58 +405,54 @@ def test_an_enormous_garbage_line_in_jsonl_is_never_an_error(workspace: Workspac
         else ({"description": "a", "image_id": "i", "timestamp": "t"}, {"description": "b", "image_id": "i", "timestamp": "t"})
     )
     workspace.write(name, json.dumps(first) + "\n" + "{" * MEGABYTES + "\n" + json.dumps(last) + "\n")
-    context = workspace.read().context("read-context/tolerance/malformed-jsonl-lines")
+    context = workspace.context(R.TOLERANCE_MALFORMED_JSONL_LINES)
     if name == "log.jsonl":
         found = [e["timestamp"] for e in context["recent_log"]]
     else:
         found = [g["description"] for g in context["recent_gaps"]]
-    if found == ["a", "b"]:
-        raise RequirementFailure(NEWEST_FIRST[name], f"{name}: oldest first")
-    require(found in (["b", "a"], []), "read-context/tolerance/malformed-jsonl-lines", f"{name}: {found}")
+    check(NEWEST_FIRST[name], found != ["a", "b"], f"{name}: the entries are oldest first", received=found)
+    check_in(R.TOLERANCE_MALFORMED_JSONL_LINES, found, [["b", "a"], []], f"the entries of {name}")
 
 
-@requirement(
-    "read-context/loading-order/recent-log-last-10",
-    "read-context/loading-order/recent-log-newest-first",
-    "read-context/tolerance/unreadable-files-empty",
-)
+@requirement(R.LOADING_ORDER_RECENT_LOG_LAST_10, R.LOADING_ORDER_RECENT_LOG_NEWEST_FIRST)
 def test_an_enormous_valid_line_before_the_last_10_does_not_matter(workspace: Workspace) -> None:
     """A 5 MB JSON line older than the last 10 entries leaves recent_log the last 10 entries."""
     lines = [{"op": "tag", "timestamp": f"t{n}", "n": n} for n in range(12)]
     lines[0]["blob"] = "b" * MEGABYTES
     workspace.write("log.jsonl", jsonl(lines))
-    log = limited_context(workspace.read(), "read-context/tolerance/unreadable-files-empty")["recent_log"]
+    last_10 = R.LOADING_ORDER_RECENT_LOG_LAST_10
+    log = within_limits(workspace.read(last_10), last_10, "recent_log")["recent_log"]
     found = [e["details"].get("n") for e in log]
-    require(
-        sorted(map(str, found)) == sorted(map(str, range(2, 12))), "read-context/loading-order/recent-log-last-10", str(found)
-    )
-    require(found == list(range(11, 1, -1)), "read-context/loading-order/recent-log-newest-first", str(found))
+    check_equal(last_10, sorted(map(str, found)), sorted(map(str, range(2, 12))), "the entries' n, in any order")
+    check_equal(R.LOADING_ORDER_RECENT_LOG_NEWEST_FIRST, found, list(range(11, 1, -1)), "the entries' n")
 
 
-@requirement("read-context/tolerance/fresh-workspace", "read-context/tolerance/missing-files-empty")
+@requirement(R.TOLERANCE_MISSING_FILES_EMPTY)
 def test_empty_files_give_the_empty_response(workspace: Workspace) -> None:
     """All four workspace files and _default.md present but empty give exactly the fresh response."""
     for name in ("brief.md", "notes.md", "log.jsonl", "vocabulary_gaps.jsonl"):
         workspace.write(name, "")
     workspace.taste("_default", "")
     workspace.taste("underwater", "")
-    context = workspace.read().context("read-context/tolerance/fresh-workspace")
-    require(context == FRESH, "read-context/tolerance/missing-files-empty", f"response {context}")
+    context = workspace.context(R.TOLERANCE_MISSING_FILES_EMPTY)
+    check_equal(R.TOLERANCE_MISSING_FILES_EMPTY, context, FRESH, "the response")
 
 
-@requirement("read-context/tolerance/fresh-workspace")
+@requirement(R.TOLERANCE_FRESH_WORKSPACE)
 def test_fresh_workspace_without_a_tastes_folder(workspace: Workspace) -> None:
     """An empty workspace with no tastes folder at all gives exactly the fresh response."""
     shutil.rmtree(workspace.tastes_dir)
-    context = workspace.read().context("read-context/tolerance/fresh-workspace")
-    require(context == FRESH, "read-context/tolerance/fresh-workspace", f"response {context}")
+    context = workspace.context(R.TOLERANCE_FRESH_WORKSPACE)
+    check_equal(R.TOLERANCE_FRESH_WORKSPACE, context, FRESH, "the response")
 
 
-@requirement("read-context/tolerance/fresh-workspace", "read-context/loading-order/default-taste-always-loads")
+@requirement(R.TOLERANCE_FRESH_WORKSPACE, R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP)
 def test_fresh_workspace_still_gets_the_global_tastes(workspace: Workspace) -> None:
     """An empty workspace gets _default.md and otherwise the empty structs."""
     workspace.taste("_default", DEFAULT)
     workspace.taste("underwater", UNDERWATER)
-    context = workspace.read().context("read-context/tolerance/fresh-workspace")
+    context = workspace.context(R.TOLERANCE_FRESH_WORKSPACE)
+    genres = context["tastes"]["genres"]
+    check_equal(R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP, genres, {}, "tastes.genres with no brief")
     expected = {**FRESH, "tastes": {**EMPTY_TASTES, "default": DEFAULT}}
-    require(context == expected, "read-context/tolerance/fresh-workspace", f"response {context}")
+    check_equal(R.TOLERANCE_FRESH_WORKSPACE, context, expected, "the response")

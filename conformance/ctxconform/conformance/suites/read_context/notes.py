@@ -1,0 +1,122 @@
+"""The ADR's notes summarization as checks: raw up to 40 lines, else head, elision marker and tail."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from ctxconform.conformance.suites.read_context import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.testing import check, check_equal, check_in
+
+__all__ = [
+    "ELIDED",
+    "HEAD",
+    "LONG",
+    "SHORT",
+    "TAIL",
+    "THRESHOLD",
+    "allowed_notes",
+    "check_constants",
+    "check_long",
+    "check_notes",
+    "check_short",
+    "lines_of",
+]
+
+Json = dict[str, Any]
+
+HEAD: Final = 10
+TAIL: Final = 30
+THRESHOLD: Final = HEAD + TAIL
+# What check_notes checks of notes of at most 40 lines, and of longer notes.
+SHORT: Final = (
+    R.SUMMARIZATION_THRESHOLD,
+    R.LOADING_ORDER_NOTES_TRUNCATED_FLAG,
+    R.SUMMARIZATION_SHORT_NOTES_RAW,
+)
+LONG: Final = (
+    R.SUMMARIZATION_THRESHOLD,
+    R.SUMMARIZATION_TRUNCATED_TRUE,
+    R.SUMMARIZATION_HEAD_FIRST_10,
+    R.SUMMARIZATION_ELISION_MARKER,
+    R.SUMMARIZATION_TAIL_LAST_30,
+    R.CONSEQUENCES_SIZE_BOUNDED,
+)
+ELIDED: Final = " lines elided] ..."
+
+
+def lines_of(text: str) -> list[str]:
+    r"""The file's lines: split at \n, a \r before it belongs to the break, a final break starts no line."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def check_notes(notes: Json, text: str) -> None:
+    """Check {summary, truncated} against the ADR's rule for `text`: SHORT's checks up to 40 lines, else LONG's."""
+    lines = lines_of(text)
+    if len(lines) <= THRESHOLD:
+        check_short(notes, text, len(lines))
+    else:
+        check_long(notes, text, lines)
+
+
+def check_short(notes: Json, text: str, count: int) -> None:
+    """Notes of at most 40 lines: not summarized, flagged false, returned as written."""
+    summary, truncated = notes["summary"], notes["truncated"]
+    summarized = summary != text and ELIDED in summary
+    check(R.SUMMARIZATION_THRESHOLD, not summarized, f"notes of {count} lines were summarized", received=notes)
+    check(R.LOADING_ORDER_NOTES_TRUNCATED_FLAG, truncated is False, f"notes of {count} lines are flagged", received=notes)
+    check_equal(R.SUMMARIZATION_SHORT_NOTES_RAW, summary, text, f"the summary of notes of {count} lines")
+
+
+def check_long(notes: Json, text: str, lines: list[str]) -> None:
+    """Notes of more than 40 lines: summarized, flagged true, head, marker, tail and nothing else."""
+    summary, truncated, count = notes["summary"], notes["truncated"], len(lines)
+    summarized = ELIDED in summary or truncated is True
+    check(R.SUMMARIZATION_THRESHOLD, summarized, f"notes of {count} lines came back whole", received=notes)
+    check(R.SUMMARIZATION_TRUNCATED_TRUE, truncated is True, f"notes of {count} lines are not flagged", received=notes)
+    head = "\n".join(lines[:HEAD])
+    marker = f"\n\n... [{count - THRESHOLD} lines elided] ...\n\n"
+    tail = "\n".join(lines[-TAIL:])
+    check(
+        R.SUMMARIZATION_HEAD_FIRST_10,
+        summary.startswith(head + "\n\n... ["),
+        f"the summary of {count} lines does not start with the first 10 lines and the marker",
+        received=summary[: len(head) + 40],
+        expected=head + "\n\n... [",
+    )
+    check_equal(
+        R.SUMMARIZATION_ELISION_MARKER,
+        summary[len(head) : len(head) + len(marker)],
+        marker,
+        f"what follows the head of {count} lines",
+    )
+    final = "\r\n" if text.endswith("\r\n") else "\n" if text.endswith("\n") else ""
+    rest = summary[len(head) + len(marker) :]
+    check_in(R.SUMMARIZATION_TAIL_LAST_30, rest, [tail, tail + final], f"what follows the marker of {count} lines")
+    check(
+        R.CONSEQUENCES_SIZE_BOUNDED,
+        len(lines_of(summary)) <= HEAD + 3 + TAIL,
+        "the summary holds more than 43 lines",
+        received=len(lines_of(summary)),
+        expected="<= 43",
+    )
+
+
+def allowed_notes(text: str) -> list[Json]:
+    """The notes pieces the ADR allows for `text`: the origin's, and for long notes its tail with the final break kept."""
+    lines = lines_of(text)
+    if len(lines) <= THRESHOLD:
+        return [{"summary": text, "truncated": False}]
+    marker = f"\n\n... [{len(lines) - THRESHOLD} lines elided] ...\n\n"
+    summary = "\n".join(lines[:HEAD]) + marker + "\n".join(lines[-TAIL:])
+    final = "\r\n" if text.endswith("\r\n") else "\n" if text.endswith("\n") else ""
+    return [{"summary": summary, "truncated": True}, {"summary": summary + final, "truncated": True}]
+
+
+def check_constants(notes: Json, text: str) -> None:
+    """The summary cut where a 10-line head, a 30-line tail and a 40-line threshold cut it."""
+    shown = {**notes, "summary": notes["summary"][:300]}
+    message = "the notes are not cut at 10, 30 and 40 lines"
+    check(R.IMPLEMENTATION_NOTES_NOTES_CONSTANTS, notes in allowed_notes(text), message, received=shown)
