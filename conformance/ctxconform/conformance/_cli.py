@@ -383,7 +383,8 @@ def _mutants(options: argparse.Namespace) -> int:
     )
     (report_dir / "mutants.json").write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
     _print_mutation_summary(report, report_dir)
-    return EXIT_CONFORMANT if report.killed == len(outcomes) and not report.uncovered else EXIT_NOT_CONFORMANT
+    clean = report.killed == len(outcomes) and not report.uncovered and not any(o.harness for o in outcomes)
+    return EXIT_CONFORMANT if clean else EXIT_NOT_CONFORMANT
 
 
 def _chosen_mutants(options: argparse.Namespace) -> tuple[list[str], bool]:
@@ -428,6 +429,8 @@ def _print_mutation_summary(report: MutationReport, report_dir: Path) -> None:
         print(f"  SURVIVED {outcome.name} ({', '.join(outcome.breaks)}): {outcome.message.splitlines()[0]}")
     for rid in report.uncovered:
         print(f"  no killed mutant breaks {rid}")
+    for outcome in (o for o in report.mutants if o.harness):
+        print(f"  HARNESS {outcome.name}: {len(outcome.harness)} tests, first {outcome.harness[0]}")
     if report.charging:
         _print_charging(report)
     print(f"seed {report.seed}; report: {report_dir / 'mutants.json'}")

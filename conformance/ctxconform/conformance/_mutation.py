@@ -63,6 +63,7 @@ class MutantOutcome(BaseModel):
     message: str = Field(description="why the mutant survived or could not be checked; empty when killed")
     flagged: list[str] = Field(default=[], description="every requirement with a bad verdict (whole-suite runs)")
     collateral: list[str] = Field(default=[], description="flagged requirements the mutant does not break")
+    harness: list[str] = Field(default=[], description="tests that ended HARNESS: bugs of the suite or kit, never the mutant's")
 
 
 class ChargingFigures(BaseModel):
@@ -135,6 +136,7 @@ def run_mutant(name: str, options: MutationOptions) -> MutantOutcome:
         message="" if killed_by else _survival(tests, flagged, output),
         flagged=flagged,
         collateral=sorted(set(flagged) - set(mutant.breaks)),
+        harness=[t.id for t in tests if t.verdict == "HARNESS"],
     )
 
 
