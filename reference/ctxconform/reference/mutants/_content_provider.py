@@ -332,13 +332,23 @@ def _in_memory(state_dir: Path, store_url: str | None) -> SpecHandler:  # noqa: 
     return open_handler(state_dir, _MEMORY)
 
 
-@mutant("content-provider/4.3/session-not-cleared", catalogue=MUTANTS)
+@mutant(
+    "content-provider/4.3/session-not-cleared",
+    "content-provider/4.3/session-persistent-across-calls",
+    "content-provider/3/independent-of-choreography",
+    catalogue=MUTANTS,
+)
 def clears_session_on_compose() -> Reference:
     """The reference, except that composing a request also empties every Session register."""
     return _service(_ClearsSession)
 
 
-@mutant("content-provider/4.3/consumable-kept-until-delivered", catalogue=MUTANTS)
+@mutant(
+    "content-provider/4.3/consumable-kept-until-delivered",
+    "content-provider/4.3/consumable-cleared-after-delivery",
+    "content-provider/3/independent-of-choreography",
+    catalogue=MUTANTS,
+)
 def consumes_before_delivery() -> Reference:
     """The reference, except that composing a request clears the Consumable items it carries, before any delivery."""
     return _service(_ConsumesEarly)
@@ -374,7 +384,12 @@ def register_takes_the_latest_spelling() -> Reference:
     return _service(_RenamingProviders)
 
 
-@mutant("content-provider/4.2/ordered-line-items", catalogue=MUTANTS)
+@mutant(
+    "content-provider/4.2/ordered-line-items",
+    "content-provider/5.3/state-holders-only",
+    "content-provider/4.3/consumable-cleared-after-delivery",
+    catalogue=MUTANTS,
+)
 def appends_to_the_front() -> Reference:
     """The reference, except that an appended item goes before the register's other items."""
     return _service(_Prepends)
@@ -386,7 +401,7 @@ def other_classification_is_no_conflict() -> Reference:
     return _service(_UnconflictedProviders)
 
 
-@mutant("content-provider/4.2/items-accumulate", catalogue=MUTANTS)
+@mutant("content-provider/4.2/items-accumulate", "content-provider/5.3/state-holders-only", catalogue=MUTANTS)
 def registers_drop_duplicate_items() -> Reference:
     """The reference, except that an item the register already holds is not appended again."""
     return _service(_SetOfItems)
@@ -410,7 +425,7 @@ def delivery_leaves_the_last_item() -> Reference:
     return _service(_LeavesLast)
 
 
-@mutant("content-provider/4.4/manifest-required", catalogue=MUTANTS)
+@mutant("content-provider/4.4/manifest-required", "content-provider/4.4/manifest-consumable", catalogue=MUTANTS)
 def manifest_made_on_first_tool_call() -> Reference:
     """The reference, except that a new provider has no ToolCallManifest until a tool call is recorded."""
     return _service(_LazyManifest)
@@ -470,7 +485,7 @@ def traces_overlap() -> Reference:
     return _service(_OverlappingTraces)
 
 
-@mutant("content-provider/7.2/multiple-traces", catalogue=MUTANTS)
+@mutant("content-provider/7.2/multiple-traces", "content-provider/3/multi-invocation-flows", catalogue=MUTANTS)
 def keeps_only_the_latest_trace() -> Reference:
     """The reference, except that beginning a trace drops the traces before it (numbering goes on)."""
     return _service(_LatestTraceOnly)

@@ -1,91 +1,99 @@
-"""A content-provider execution as a test sees it: requests checked against the schemas, replies checked on reading."""
+"""A content-provider execution as a test sees it: each operation charged to what it serves, results read through checks.
+
+Every call serves its operation's requirement (the `OPERATIONS` table) unless a test names another: a refusal where a
+result is required, a broken call and a result that breaks the response schema are charged to it. A provider without
+its ToolCallManifest, or with a Session one, breaks the schema in a way that names its own requirement (4.4), and an
+instructions lane that is no text names 4.3's; those are charged there instead.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any, Final
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._outcome import CheckedReply
-from ctxconform.conformance._protocol import Reply
-from ctxconform.conformance._schemas import schema_errors
-from ctxconform.conformance._unique import unique_hex
-from ctxconform.conformance.exceptions import RequirementFailure
+from ctxconform.conformance.suites.content_provider import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.testing import (
+    Checked,
+    Client,
+    Implementation,
+    Operation,
+    Operations,
+    check,
+    schema_errors,
+    unique_hex,
+)
 
 __all__ = [
-    "CODES",
     "CONSUMABLE_ITEMS",
-    "IN_INPUT",
-    "IN_INSTRUCTIONS",
     "MANIFEST",
-    "SEPARATE",
+    "OPERATIONS",
     "SESSION_ITEMS",
-    "SHAPES",
     "SPEC",
     "Execution",
-    "Outcome",
+    "Lanes",
     "appears_in_order",
     "expect_request",
     "fresh_execution",
+    "held",
     "input_lanes",
     "key",
     "new_id",
     "populate",
     "registers",
     "rehydrated",
-    "require",
     "tool_call",
 ]
 
 SPEC: Final = "content-provider"
 MANIFEST: Final = "ToolCallManifest"
 Json = dict[str, Any]
+Lanes = dict[str, list[object]]
 
-# The requirement a malformed result breaks, per operation.
-SHAPES: Final = {
-    "create_provider": "content-provider/5.2/composed-solely-of-registers",
-    "get_provider": "content-provider/5.2/composed-solely-of-registers",
-    "end_execution": "content-provider/5.1/one-provider-per-execution",
-    "add_register": "content-provider/4.2/classified",
-    "append_item": "content-provider/4.2/ordered-line-items",
-    "record_tool_call": "content-provider/4.4/manifest-records",
-    "compose": "content-provider/4.3/consumable-in-input-items",
-    "mark_delivered": "content-provider/4.3/consumable-cleared-after-delivery",
-    "mark_failed": "content-provider/4.3/consumable-kept-until-delivered",
-    "begin_trace": "content-provider/7.2/one-trace-per-invocation",
-    "add_trace_step": "content-provider/7.4/steps-capture-diagnostics",
-    "end_trace": "content-provider/7.3/token-totals",
-    "get_traces": "content-provider/7.3/list-of-traces",
-    "persist": "content-provider/6.2/persist-and-rehydrate",
-    "rehydrate": "content-provider/6.2/persist-and-rehydrate",
+
+def _operation(requirement: str, op: str) -> Operation:
+    return Operation(requirement, f"{SPEC}/{op}.response.json")
+
+
+# The requirement each operation's request and answer serve: the one saying what it takes and gives.
+_SERVES: Final = {
+    "create_provider": R.S5_1_ONE_PROVIDER_PER_EXECUTION,
+    "get_provider": R.S5_2_COMPOSED_SOLELY_OF_REGISTERS,
+    "end_execution": R.S5_1_ONE_PROVIDER_PER_EXECUTION,
+    "add_register": R.S4_2_CLASSIFIED,
+    "append_item": R.S4_2_ITEMS_ACCUMULATE,
+    "record_tool_call": R.S4_4_MANIFEST_RECORDS,
+    "compose": R.S4_3_CONSUMABLE_IN_INPUT_ITEMS,
+    "mark_delivered": R.S4_3_CONSUMABLE_CLEARED_AFTER_DELIVERY,
+    "mark_failed": R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED,
+    "begin_trace": R.S7_2_ONE_TRACE_PER_INVOCATION,
+    "add_trace_step": R.S7_4_STEP_SCHEMA_DEFERRED,
+    "end_trace": R.S7_3_TOKEN_TOTALS,
+    "get_traces": R.S7_3_LIST_OF_TRACES,
+    "persist": R.S6_2_PERSIST_AND_REHYDRATE,
+    "rehydrate": R.S6_2_PERSIST_AND_REHYDRATE,
 }
-# Every code error.json allows: the four of the origin's rules, the kit's and the protocol's.
-CODES: Final = frozenset(
-    {
-        "UNKNOWN_CLASSIFICATION",
-        "CLASSIFICATION_CONFLICT",
-        "BLANK_NAME",
-        "MANIFEST_MISSING",
-        "MANIFEST_RECORDS_ONLY",
-        "PROVIDER_EXISTS",
-        "PROVIDER_NOT_FOUND",
-        "REGISTER_NOT_FOUND",
-        "NO_PENDING_REQUEST",
-        "TRACE_OPEN",
-        "NO_OPEN_TRACE",
-        "SESSION_NOT_FOUND",
-        "INVALID_REQUEST",
-        "UNKNOWN_OP",
-    }
+OPERATIONS: Final = Operations(
+    spec=SPEC,
+    table={op: _operation(requirement, op) for op, requirement in _SERVES.items()},
+    error_schema=f"{SPEC}/error.json",
 )
+_PROVIDER_ANSWERS: Final = frozenset({"create_provider", "get_provider", "persist", "rehydrate"})
 
 
-def require(condition: object, requirement: str, message: str) -> None:
-    """Fail `requirement` with `message` unless `condition` holds."""
-    if not condition:
-        raise RequirementFailure(requirement, message)
+def _schema_owner(checked: Checked) -> str | None:
+    """The requirement a result's schema errors name, where they name one more specific than the operation's."""
+    if not checked.ok or checked.operation.schema is None:
+        return None
+    errors = schema_errors(checked.operation.schema, checked.raw)
+    if checked.op in _PROVIDER_ANSWERS and any("registers: " in e and "does not contain" in e for e in errors):
+        return R.S4_4_MANIFEST_REQUIRED
+    if checked.op in _PROVIDER_ANSWERS and any("'Consumable' was expected" in e for e in errors):
+        return R.S4_4_MANIFEST_CONSUMABLE  # the schema's one const classification is the manifest's
+    if checked.op == "compose" and any(e.startswith("instructions") for e in errors):
+        return R.S4_3_SESSION_IN_INSTRUCTIONS
+    return None
 
 
 def new_id(prefix: str = "exec") -> str:
@@ -108,143 +116,124 @@ def tool_call(n: int, tool: str = "search") -> Json:
     }
 
 
-@dataclass(frozen=True)
-class Outcome(CheckedReply):
-    """A reply to one operation: a result checked against the operation's response schema when read, or an error."""
-
-    def result(self, requirement: str | None = None) -> Json:
-        """The result; fails `requirement` (the operation's own by default) when refused, its shape requirement when malformed."""
-        shape = SHAPES.get(self.action, SHAPES["get_provider"])
-        if not self.reply.ok:
-            raise RequirementFailure(requirement or shape, f"{self.action} was refused with {self.reply.error}")
-        errors = schema_errors(f"{SPEC}/{self.action}.response.json", self.reply.result)
-        if errors:
-            shape = _shape_broken(self.action, errors, shape)
-            raise RequirementFailure(shape, f"{self.action} answered what its schema does not allow: {'; '.join(errors[:5])}")
-        result: Json = self.reply.result
-        return result
-
-
-def _shape_broken(op: str, errors: list[str], default: str) -> str:
-    # Some schema errors say which requirement broke: a provider without its manifest or with a Session one,
-    # an instructions lane that is no text.
-    if any("registers: " in e and "does not contain" in e for e in errors):
-        return "content-provider/4.4/manifest-required"
-    if any("/classification: 'Consumable' was expected" in e for e in errors):  # only the manifest's is a const
-        return "content-provider/4.4/manifest-consumable"
-    if op == "compose" and any(e.startswith("instructions") for e in errors):
-        return "content-provider/4.3/session-in-instructions"
-    return default
-
-
-def check(op: str, reply: Reply, requirement: str) -> Outcome:
-    """Check an error object against the error schema now (failing `requirement`); a result is checked when read."""
-    if not reply.ok:
-        errors = schema_errors(f"{SPEC}/error.json", reply.error)
-        require(not errors, requirement, f"{op}: the error object does not match the schema: {'; '.join(errors)}")
-    return Outcome(reply, op)
-
-
-class Execution:
+class Execution(Client):
     """One agent execution of the implementation under test, named by its executionId."""
 
     def __init__(self, implementation: Implementation, execution_id: str | None = None) -> None:
-        self.implementation = implementation
+        super().__init__(implementation, OPERATIONS)
         self.execution_id = execution_id or new_id()
+        self.tracing = False  # whether this client began a trace it has not ended
 
-    def send(self, op: str, args: object, requirement: str | None = None) -> Outcome:
+    def send(self, op: str, args: object, *, serves: str | None = None) -> Checked:
         """Call any operation with any arguments (malformed ones too)."""
-        reply = self.implementation.call(SPEC, op, args)
-        return check(op, reply, requirement or SHAPES.get(op, SHAPES["get_provider"]))
+        checked = self.call(op, args, serves=serves or OPERATIONS.of(op).requirement)
+        owner = _schema_owner(checked)
+        return checked if owner is None else replace(checked, operation=replace(checked.operation, requirement=owner))
 
-    def call(self, op: str, **fields: object) -> Outcome:
+    def op(self, op: str, *, serves: str | None = None, **fields: object) -> Checked:
         """Call an operation on this execution with well-formed arguments (a suite bug otherwise)."""
+        return self.request(op, fields, serves=serves)
+
+    def request(self, op: str, fields: Mapping[str, object], *, serves: str | None = None) -> Checked:
+        """Call an operation on this execution with well-formed `fields` besides executionId (a suite bug otherwise)."""
         args = {"executionId": self.execution_id, **fields}
         errors = schema_errors(f"{SPEC}/{op}.request.json", args)
-        assert not errors, f"the suite built a {op} request that breaks the schema: {'; '.join(errors)}"
-        return self.send(op, args)
+        if errors:
+            raise RuntimeError(f"the suite built a {op} request that breaks the schema: {'; '.join(errors)}")
+        return self.send(op, args, serves=serves)
 
-    def create(self) -> Json:
+    def create(self, serves: str | None = None) -> Json:
         """Create the execution's provider; its serialized form."""
-        provider: Json = self.call("create_provider").result("content-provider/5.1/one-provider-per-execution")["provider"]
+        provider: Json = self.op("create_provider", serves=serves).result["provider"]
         return provider
 
-    def document(self, requirement: str | None = None) -> Json:
+    def document(self, serves: str | None = None) -> Json:
         """The serialized provider (get_provider)."""
-        provider: Json = self.call("get_provider").result(requirement)["provider"]
+        provider: Json = self.op("get_provider", serves=serves).result["provider"]
         return provider
 
-    def registers(self, requirement: str | None = None) -> dict[str, Json]:
+    def registers(self, serves: str | None = None) -> dict[str, Json]:
         """The provider's registers by key."""
-        return registers(self.document(requirement))
+        return registers(self.document(serves))
 
-    def add(self, name: str, classification: str, requirement: str = "content-provider/4.2/classified") -> Json:
+    def add(self, name: str, classification: str, serves: str | None = None) -> Json:
         """Get or add a register; the register."""
-        register: Json = self.call("add_register", name=name, classification=classification).result(requirement)["register"]
+        register: Json = self.op("add_register", serves=serves, name=name, classification=classification).result["register"]
         return register
 
-    def append(self, register: str, text: str, requirement: str = "content-provider/4.2/ordered-line-items") -> Json:
+    def append(self, register: str, text: str, serves: str | None = None) -> Json:
         """Append a text item."""
-        return self.call("append_item", register=register, text=text).result(requirement)
+        answer: Json = self.op("append_item", serves=serves, register=register, text=text).result
+        return answer
 
-    def record(self, record: Json, requirement: str = "content-provider/4.4/manifest-records") -> Json:
+    def record(self, record: Json, serves: str | None = None) -> Json:
         """Record a tool call in the manifest."""
-        return self.call("record_tool_call", record=record).result(requirement)
+        answer: Json = self.op("record_tool_call", serves=serves, record=record).result
+        return answer
 
-    def compose(self, requirement: str | None = None) -> Json:
+    def compose(self, serves: str | None = None) -> Json:
         """Compose the next request."""
-        return self.call("compose").result(requirement)
+        composed: Json = self.op("compose", serves=serves).result
+        return composed
 
-    def delivered(self, requirement: str = "content-provider/4.3/consumable-cleared-after-delivery") -> Json:
+    def delivered(self, serves: str | None = None) -> Json:
         """Report the pending request delivered."""
-        return self.call("mark_delivered").result(requirement)
+        answer: Json = self.op("mark_delivered", serves=serves).result
+        return answer
 
-    def failed(self, requirement: str = "content-provider/4.3/consumable-kept-until-delivered") -> Json:
+    def failed(self, serves: str | None = None) -> Json:
         """Report the pending request failed."""
-        return self.call("mark_failed").result(requirement)
+        answer: Json = self.op("mark_failed", serves=serves).result
+        return answer
 
-    def begin(self, requirement: str = "content-provider/7.2/one-trace-per-invocation") -> int:
+    def begin(self, serves: str | None = None) -> int:
         """Begin the next invocation's trace; its number."""
-        invocation: int = self.call("begin_trace").result(requirement)["invocation"]
+        began = self.op("begin_trace", serves=serves)
+        if began.code == "TRACE_OPEN" and not self.tracing:  # an open trace this execution never began: another's
+            began = replace(began, serves=R.S7_3_LIST_OF_TRACES)
+        invocation: int = began.result["invocation"]
+        self.tracing = True
         return invocation
 
-    def step(self, step: Json, requirement: str = "content-provider/7.4/steps-capture-diagnostics") -> Json:
+    def step(self, step: Json, serves: str | None = None) -> Json:
         """Add a step to the open trace."""
-        return self.call("add_trace_step", step=step).result(requirement)
+        answer: Json = self.op("add_trace_step", serves=serves, step=step).result
+        return answer
 
-    def end(self, tokens: Json, summary: Json, requirement: str = "content-provider/7.3/token-totals") -> Json:
+    def end(self, tokens: Json, summary: Json, serves: str | None = None) -> Json:
         """End the open trace."""
-        return self.call("end_trace", tokens=tokens, summary=summary).result(requirement)
+        trace: Json = self.op("end_trace", serves=serves, tokens=tokens, summary=summary).result
+        self.tracing = False
+        return trace
 
-    def traces(self, requirement: str = "content-provider/7.3/list-of-traces") -> list[Json]:
+    def traces(self, serves: str | None = None) -> list[Json]:
         """The execution's traces."""
-        traces: list[Json] = self.call("get_traces").result(requirement)["traces"]
+        traces: list[Json] = self.op("get_traces", serves=serves).result["traces"]
         return traces
 
-    def persist(self, session_id: str, requirement: str = "content-provider/6.2/persist-and-rehydrate") -> Json:
+    def persist(self, session_id: str, serves: str | None = None) -> Json:
         """Persist the provider under a session id; the serialized provider saved."""
-        provider: Json = self.call("persist", sessionId=session_id).result(requirement)["provider"]
+        provider: Json = self.op("persist", serves=serves, sessionId=session_id).result["provider"]
         return provider
 
-    def end_execution(self) -> Outcome:
-        """End the execution (clean-up)."""
-        return self.call("end_execution")
+    def end_execution(self) -> Checked:
+        """End the execution (clean-up: the answer is not read)."""
+        return self.op("end_execution")
 
 
-def rehydrated(implementation: Implementation, requirement: str, **source: object) -> Execution:
+def rehydrated(implementation: Implementation, serves: str | None = None, **source: object) -> Execution:
     """A new execution rehydrated from `sessionId=...` or `provider=...`."""
     execution = Execution(implementation)
-    execution.call("rehydrate", **source).result(requirement)
+    execution.op("rehydrate", serves=serves, **source).expect(serves or R.S6_2_PERSIST_AND_REHYDRATE)
     return execution
 
 
 @contextmanager
-def fresh_execution(implementation: Implementation, ended: bool = True) -> Iterator[Execution]:
+def fresh_execution(implementation: Implementation, *, ended: bool = True) -> Iterator[Execution]:
     """A new execution with a new provider, ended afterwards."""
     execution = Execution(implementation)
-    # Only the refusal fails the set-up: what the new provider holds is for the tests to check.
-    created = execution.call("create_provider")
-    require(created.ok, "content-provider/5.1/one-provider-per-execution", f"create_provider was refused: {created.reply.error}")
+    # A refusal fails 5.1; a new provider without its ToolCallManifest, or with a Session one, fails 4.4 (the schema).
+    execution.op("create_provider").result  # noqa: B018 - reading the result checks it
     try:
         yield execution
     finally:
@@ -257,9 +246,9 @@ def registers(document: Json) -> dict[str, Json]:
     return {key(register["name"]): register for register in document["registers"]}
 
 
-def input_lanes(composed: Json) -> dict[str, list[object]]:
+def input_lanes(composed: Json) -> Lanes:
     """The input items grouped by register key, each register's in order: text, or the tool call record."""
-    lanes: dict[str, list[object]] = {}
+    lanes: Lanes = {}
     for item in composed["input"]:
         lanes.setdefault(key(item["register"]), []).append(item["text"] if item["type"] == "text" else item["record"])
     return lanes
@@ -285,21 +274,30 @@ CONSUMABLE_ITEMS: Final[dict[str, list[str]]] = {
     "Inbox": ["Throughput dropped 30% on Feb 18.", "What changed?"],
     "Retrieved": ["config diff: pool size 200 -> 20"],
 }
-SEPARATE: Final = "content-provider/3/separate-persistent-and-consumable"
-IN_INSTRUCTIONS: Final = "content-provider/4.3/session-in-instructions"
-IN_INPUT: Final = "content-provider/4.3/consumable-in-input-items"
 
 
-def populate(execution: Execution, records: int = 2) -> dict[str, list[object]]:
+def held(execution: Execution, classification: str) -> dict[str, list[Any]]:
+    """The items the provider holds in its registers of `classification` that hold any, by register key."""
+    found = execution.registers().items()
+    return {name: r["items"] for name, r in found if r["classification"] == classification and r["items"]}
+
+
+def populate(execution: Execution, records: int = 2) -> Lanes:
     """Add SESSION_ITEMS, CONSUMABLE_ITEMS and `records` tool calls; return the Consumable lanes by register key."""
-    for plan, classification in ((SESSION_ITEMS, "Session"), (CONSUMABLE_ITEMS, "Consumable")):
-        for name, texts in plan.items():
+    plans = ((SESSION_ITEMS, "Session"), (CONSUMABLE_ITEMS, "Consumable"))
+    for plan, classification in plans:
+        for name in plan:
             execution.add(name, classification)
+    for plan, _ in plans:
+        for name, texts in plan.items():
             for text in texts:
-                execution.append(name, text)
+                appended = execution.op("append_item", register=name, text=text)
+                if appended.code == "REGISTER_NOT_FOUND":  # a register just added is gone: the provider kept only some
+                    appended = replace(appended, serves=R.S4_2_MULTIPLE_REGISTERS)
+                appended.result  # noqa: B018 - reading the result checks it
     for n in range(1, records + 1):
         execution.record(tool_call(n))
-    lanes: dict[str, list[object]] = {key(name): list(texts) for name, texts in CONSUMABLE_ITEMS.items()}
+    lanes: Lanes = {key(name): list(texts) for name, texts in CONSUMABLE_ITEMS.items()}
     if records:
         lanes[key(MANIFEST)] = [tool_call(n) for n in range(1, records + 1)]
     return lanes
@@ -310,22 +308,45 @@ def expect_request(
     session: Mapping[str, Sequence[str]],
     consumable: Mapping[str, Sequence[object]],
     *,
-    instructions_requirement: str = IN_INSTRUCTIONS,
-    input_requirement: str = IN_INPUT,
+    instructions: str | None = R.S4_3_SESSION_IN_INSTRUCTIONS,
+    inputs: str | None = R.S4_3_CONSUMABLE_IN_INPUT_ITEMS,
+    separate: str | None = R.S3_SEPARATE_PERSISTENT_AND_CONSUMABLE,
 ) -> None:
-    """Fail unless the request carries every Session item in its instructions and exactly `consumable` as input items."""
-    instructions = composed["instructions"]
-    for name, texts in session.items():
-        require(
-            appears_in_order(instructions, texts),
-            instructions_requirement,
-            f"the instructions lane lacks {name}'s items {texts} (in order): {instructions[:300]!r}",
+    """Check that the request carries every Session item in its instructions and exactly `consumable` as input items.
+
+    Each part is charged to the requirement given for it; None leaves that part unchecked. Only 4.3's lane
+    requirement asks for a register's items in their order; the others ask that each item is carried.
+    """
+    lane = composed["instructions"]
+    if separate is not None:
+        _check_separate(composed, session, consumable, separate)
+    if instructions is not None:
+        ordered = instructions == R.S4_3_SESSION_IN_INSTRUCTIONS
+        for name, texts in session.items():
+            check(
+                instructions,
+                appears_in_order(lane, texts) if ordered else all(text in lane for text in texts),
+                f"the instructions lane lacks {name}'s items, verbatim{' and in order' if ordered else ''}",
+                received=lane,
+                expected={name: list(texts)},
+            )
+    if inputs is not None:
+        wanted = {name: list(items) for name, items in consumable.items() if items}
+        check(
+            inputs,
+            input_lanes(composed) == wanted,
+            "the input items by register are not as expected",
+            received=composed["input"],
+            expected=wanted,
         )
-    lanes = input_lanes(composed)
-    wanted = {name: items for name, items in consumable.items() if items}
-    require(lanes == wanted, input_requirement, f"input items by register are {lanes}, expected {wanted}")
+
+
+def _check_separate(
+    composed: Json, session: Mapping[str, Sequence[str]], consumable: Mapping[str, Sequence[object]], requirement: str
+) -> None:
     session_texts = {text for texts in session.values() for text in texts}
     leaked = [item for item in composed["input"] if item.get("text") in session_texts]
-    require(not leaked, SEPARATE, f"Session items among the input items: {leaked}")
+    check(requirement, not leaked, "Session items are among the input items", received=leaked, expected=[])
     texts = [item for items in consumable.values() for item in items if isinstance(item, str)]
-    require(not [t for t in texts if t in instructions], SEPARATE, "a Consumable item is in the instructions lane")
+    inside = [text for text in texts if text and text in composed["instructions"]]
+    check(requirement, not inside, "Consumable items are in the instructions lane", received=inside, expected=[])

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance.suites.content_provider.client import Execution, fresh_execution
+from ctxconform.conformance.testing import Implementation
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Bad input: wrong types, missing and extra fields, unknown ops, blank names, huge values, invalid Unicode.
+"""Bad input: wrong types, missing and extra fields, blank names, huge values, invalid Unicode.
 
 Each gets a spec error (never a crash) and leaves the provider, the traces and the pending request exactly as they were.
 """
@@ -6,26 +6,25 @@ Each gets a spec error (never a crash) and leaves the provider, the traces and t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._schemas import schema_errors
+from ctxconform.conformance.suites.content_provider import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.content_provider.client import (
-    SHAPES,
+    OPERATIONS,
     SPEC,
     Execution,
     fresh_execution,
     new_id,
     populate,
-    require,
     tool_call,
 )
+from ctxconform.conformance.testing import Implementation, check, check_equal, requirement, schema_errors
 
-requirement = pytest.mark.requirement
 Json = Any
 
 HUGE: Final = "x" * (1024 * 1024)
@@ -52,30 +51,6 @@ VALID: Final[dict[str, Json]] = {
 CREATING: Final[dict[str, Json]] = {"create_provider": {}, "rehydrate": {"sessionId": "<seeded>"}}
 STRING_FIELDS: Final = {"name", "classification", "register", "text", "sessionId", "executionId"}
 NAME_FIELDS: Final = {"name", "register"}
-UNKNOWN_OPS: Final = [
-    "Compose",
-    "COMPOSE",
-    " compose",
-    "compose\n",
-    "compose\x00",
-    "create",
-    "createProvider",
-    "create-provider",
-    "add_item",
-    "append",
-    "clear",
-    "clear_register",
-    "remove_register",
-    "delete_register",
-    "deliver",
-    "markDelivered",
-    "save",
-    "load",
-    "shared_context",
-    "assemble",
-    "\u202ecompose",
-    "com\u200bpose",
-]
 
 
 class Seeded:
@@ -92,7 +67,7 @@ class Seeded:
         self.execution.compose()
 
     def state(self) -> tuple[object, object]:
-        """What the tests must leave unchanged: the provider and the traces (a pending request shows in a later test)."""
+        """What bad input must leave unchanged: the provider and the traces."""
         return self.execution.document(), self.execution.traces()
 
     def args(self, op: str) -> Json:
@@ -102,25 +77,45 @@ class Seeded:
             return {"executionId": new_id("bad-input"), **base}
         return {"executionId": self.execution.execution_id, **VALID[op]}
 
+    def end(self) -> None:
+        """End the seeded execution (unless the implementation broke)."""
+        if self.execution.implementation.broken is None:
+            self.execution.end_execution()
 
-@pytest.fixture(scope="module")
-def seeded(implementation: Implementation) -> Iterator[Seeded]:
-    """One seeded execution for the whole module: no bad request may change it."""
+
+@contextmanager
+def seeded_execution(implementation: Implementation) -> Iterator[Seeded]:
+    """A seeded execution of its own, ended afterwards."""
     made = Seeded(implementation)
-    yield made
-    if implementation.broken is None:
-        made.execution.end_execution()
+    try:
+        yield made
+    finally:
+        made.end()
+
+
+@pytest.fixture
+def seeded(implementation: Implementation) -> Iterator[Seeded]:
+    """A seeded execution of the test's own: no bad request may change it."""
+    with seeded_execution(implementation) as made:
+        yield made
 
 
 def refused_unchanged(seeded: Seeded, op: str, args: Json, requirement_id: str, *codes: str) -> str:
-    """Send `args`: it must be refused (with one of `codes` when given) and change nothing."""
+    """Check that `args` is refused (with one of `codes` when given) and changes nothing."""
     before = seeded.state()
-    code = seeded.execution.send(op, args, requirement_id).refused(requirement_id, *codes)
-    require(seeded.state() == before, requirement_id, f"the refused {op} {str(args)[:200]} changed the provider or traces")
+    code = seeded.execution.send(op, args, serves=requirement_id).refused(requirement_id, *codes)
+    check_equal(requirement_id, seeded.state(), before, f"the provider and traces after the refused {op}", sent=args)
     if op in CREATING and isinstance(args, dict) and isinstance(args.get("executionId"), str):
         target = Execution(seeded.execution.implementation, args["executionId"])
-        target.send("get_provider", {"executionId": args["executionId"]}).refused(requirement_id)
+        target.send("get_provider", {"executionId": args["executionId"]}, serves=requirement_id).refused(requirement_id)
     return code
+
+
+def served_by(op: str, field: str, value: object) -> str:
+    """The requirement a malformed value of `field` breaks: an item that is a container breaks 5.2, else the operation's."""
+    if op == "append_item" and field == "text" and isinstance(value, (list, dict)):
+        return R.S5_2_REGISTERS_ONLY_CONTAINMENT
+    return OPERATIONS.of(op).requirement
 
 
 def malformed(op: str, base: Json) -> dict[str, Json]:
@@ -146,84 +141,101 @@ def _same_type(wrong: object, value: object) -> bool:
     return isinstance(wrong, dict) and isinstance(value, dict)
 
 
-CASES: Final = [
-    (op, name)
-    for op in (*VALID, *CREATING)
-    for name in malformed(op, {"executionId": "e", **(VALID[op] if op in VALID else CREATING[op])})
-    if not (op == "add_trace_step" and name == "step-object")
-]
+def case_params() -> list[Any]:
+    """One param per operation and way to break its arguments, declaring the requirement that case breaks."""
+    params = []
+    for op in (*VALID, *CREATING):
+        base = {"executionId": "e", **(VALID[op] if op in VALID else CREATING[op])}
+        for name, args in malformed(op, base).items():
+            if op == "add_trace_step" and name == "step-object":
+                continue
+            field = name.split("-", 1)[0]
+            rid = served_by(op, field, args.get(field) if isinstance(args, dict) else None)
+            params.append(pytest.param(op, name, rid, id=f"{op}-{name}", marks=requirement(rid)))
+    return params
 
 
-@requirement(*sorted(set(SHAPES.values())))
-@pytest.mark.parametrize(("op", "case"), CASES, ids=[f"{op}-{case}" for op, case in CASES])
-def test_malformed_arguments_are_refused_and_change_nothing(seeded: Seeded, op: str, case: str) -> None:
+@pytest.mark.parametrize(("op", "case", "rid"), case_params())
+def test_malformed_arguments_are_refused_and_change_nothing(seeded: Seeded, op: str, case: str, rid: str) -> None:
     """Arguments that are not an object, lack a field, carry an extra one, or hold a wrong type get a spec error."""
     args = malformed(op, seeded.args(op))[case]
-    assert schema_errors(f"{SPEC}/{op}.request.json", args), f"not malformed: {args!r}"
-    refused_unchanged(seeded, op, args, SHAPES[op])
+    if not schema_errors(f"{SPEC}/{op}.request.json", args):
+        raise RuntimeError(f"the suite's malformed case {op}-{case} is well formed: {args!r}")
+    refused_unchanged(seeded, op, args, rid)
 
 
-@requirement("content-provider/5.1/one-provider-per-execution")
-@pytest.mark.parametrize("op", UNKNOWN_OPS, ids=repr)
-def test_an_unknown_operation_is_refused(seeded: Seeded, op: str) -> None:
-    """An operation content-provider does not have, however close to one, is refused with UNKNOWN_OP and does nothing."""
-    refused_unchanged(seeded, op, seeded.args("compose"), "content-provider/5.1/one-provider-per-execution", "UNKNOWN_OP")
-
-
-@requirement("content-provider/4.2/stable-name")
+@requirement(R.S4_2_STABLE_NAME)
 @pytest.mark.parametrize("name", ["", " ", "\t\n", "\u2003"], ids=repr)
 @pytest.mark.parametrize("op", ["add_register", "append_item"])
 def test_blank_register_names_are_refused_everywhere(seeded: Seeded, op: str, name: str) -> None:
     """A blank register name is BLANK_NAME in add_register (in append_item, BLANK_NAME or REGISTER_NOT_FOUND)."""
     field = "name" if op == "add_register" else "register"
     codes = ("BLANK_NAME",) if op == "add_register" else ("BLANK_NAME", "REGISTER_NOT_FOUND")
-    refused_unchanged(seeded, op, {**seeded.args(op), field: name}, "content-provider/4.2/stable-name", *codes)
+    refused_unchanged(seeded, op, {**seeded.args(op), field: name}, R.S4_2_STABLE_NAME, *codes)
 
 
-@requirement(*sorted(set(SHAPES.values())))
+IDENTIFIERS: Final = [
+    ("get_provider", "executionId"),
+    ("add_register", "name"),
+    ("append_item", "register"),
+    ("persist", "sessionId"),
+    ("rehydrate", "sessionId"),
+    ("create_provider", "executionId"),
+]
+
+
 @pytest.mark.parametrize(
     ("op", "field"),
-    [
-        ("get_provider", "executionId"),
-        ("add_register", "name"),
-        ("append_item", "register"),
-        ("persist", "sessionId"),
-        ("rehydrate", "sessionId"),
-        ("create_provider", "executionId"),
-    ],
+    [pytest.param(op, field, marks=requirement(OPERATIONS.of(op).requirement), id=f"{op}-{field}") for op, field in IDENTIFIERS],
 )
 @pytest.mark.parametrize("size", [257, 1024 * 1024])
 def test_huge_identifiers_are_refused(seeded: Seeded, op: str, field: str, size: int) -> None:
     """Names and ids longer than 256 characters (up to a megabyte) are refused, and nothing changes."""
-    refused_unchanged(seeded, op, {**seeded.args(op), field: "N" * size}, SHAPES[op])
+    refused_unchanged(seeded, op, {**seeded.args(op), field: "N" * size}, OPERATIONS.of(op).requirement)
 
 
-@requirement("content-provider/5.3/state-holders-only", "content-provider/7.4/step-schema-deferred")
 @pytest.mark.parametrize(
-    ("op", "args"),
+    ("op", "args", "rid"),
     [
-        ("append_item", {"register": "Persona", "text": HUGE + "!"}),
-        ("record_tool_call", {"record": {**tool_call(8), "outputJson": '"' + HUGE + '"'}}),
-        ("add_trace_step", {"step": {"blob": HUGE}}),
+        pytest.param(
+            "append_item",
+            {"register": "Persona", "text": HUGE + "!"},
+            R.S5_3_STATE_HOLDERS_ONLY,
+            id="item",
+            marks=requirement(R.S5_3_STATE_HOLDERS_ONLY),
+        ),
+        pytest.param(
+            "record_tool_call",
+            {"record": {**tool_call(8), "outputJson": '"' + HUGE + '"'}},
+            R.S5_3_STATE_HOLDERS_ONLY,
+            id="tool-output",
+            marks=requirement(R.S5_3_STATE_HOLDERS_ONLY),
+        ),
+        pytest.param(
+            "add_trace_step",
+            {"step": {"blob": HUGE}},
+            R.S7_4_STEP_SCHEMA_DEFERRED,
+            id="step",
+            marks=requirement(R.S7_4_STEP_SCHEMA_DEFERRED),
+        ),
     ],
-    ids=["item", "tool-output", "step"],
 )
-def test_huge_content_is_kept_exactly_or_refused(implementation: Implementation, op: str, args: Json) -> None:
+def test_huge_content_is_kept_exactly_or_refused(implementation: Implementation, op: str, args: Json, rid: str) -> None:
     """A megabyte of content is either kept exactly or refused with a spec error and no change; never a crash."""
     with fresh_execution(implementation) as execution:
         populate(execution, records=0)
         execution.begin()
         before = (execution.document(), execution.traces())
-        outcome = execution.send(op, {"executionId": execution.execution_id, **args})
-        rid = "content-provider/7.4/step-schema-deferred" if op == "add_trace_step" else "content-provider/5.3/state-holders-only"
+        outcome = execution.send(op, {"executionId": execution.execution_id, **args}, serves=rid)
         if not outcome.ok:
-            require((execution.document(), execution.traces()) == before, rid, f"a refused huge {op} changed the execution")
+            check_equal(rid, (execution.document(), execution.traces()), before, f"the execution after a refused huge {op}")
             return
-        outcome.result(rid)
+        outcome.expect(rid)
+        execution.end({"prompt": 0, "completion": 0, "total": 0}, {})
         held = [item for register in execution.document()["registers"] for item in register["items"]]
-        held += execution.traces()[0]["steps"]
+        held += [step for trace in execution.traces() for step in trace["steps"]]
         given = args.get("text", args.get("record", args.get("step")))
-        require(given in held, rid, f"a huge {op} was accepted but not kept exactly")
+        check(rid, given in held, f"a huge {op} was accepted but not kept exactly")
 
 
 def unicode_cases(seeded: Seeded, text: str) -> dict[str, tuple[str, Json]]:
@@ -242,27 +254,29 @@ def unicode_cases(seeded: Seeded, text: str) -> dict[str, tuple[str, Json]]:
     }
 
 
-UNICODE_FIELDS: Final = [
-    "name",
-    "register",
-    "text",
-    "toolName",
-    "outputJson",
-    "step-value",
-    "step-key",
-    "summary",
-    "sessionId",
-    "executionId",
-]
+# Each field, and the operation unicode_cases sends it to.
+UNICODE_FIELDS: Final = {
+    "name": "add_register",
+    "register": "append_item",
+    "text": "append_item",
+    "toolName": "record_tool_call",
+    "outputJson": "record_tool_call",
+    "step-value": "add_trace_step",
+    "step-key": "add_trace_step",
+    "summary": "end_trace",
+    "sessionId": "persist",
+    "executionId": "create_provider",
+}
 
 
-@requirement(*sorted(set(SHAPES.values())))
 @pytest.mark.parametrize("text", SURROGATES, ids=["high", "low-inside", "half-emoji"])
-@pytest.mark.parametrize("field", UNICODE_FIELDS)
+@pytest.mark.parametrize(
+    "field", [pytest.param(field, marks=requirement(OPERATIONS.of(op).requirement)) for field, op in UNICODE_FIELDS.items()]
+)
 def test_invalid_unicode_is_refused_and_changes_nothing(seeded: Seeded, field: str, text: str) -> None:
     """A lone surrogate (such as the JSON escape of U+D800) in any text field is a spec error, never a crash, no change."""
     op, args = unicode_cases(seeded, text)[field]
-    refused_unchanged(seeded, op, args, SHAPES[op])
+    refused_unchanged(seeded, op, args, OPERATIONS.of(op).requirement)
 
 
 def nested(depth: int) -> Json:
@@ -273,15 +287,20 @@ def nested(depth: int) -> Json:
     return value
 
 
-@requirement(*sorted(set(SHAPES.values())))
+NESTED: Final = [("append_item", "text"), ("add_register", "name"), ("end_trace", "tokens")]
+
+
 @pytest.mark.parametrize("depth", [50, 500])
-@pytest.mark.parametrize(("op", "field"), [("append_item", "text"), ("add_register", "name"), ("end_trace", "tokens")])
+@pytest.mark.parametrize(
+    ("op", "field"),
+    [pytest.param(op, field, marks=requirement(served_by(op, field, nested(1))), id=f"{op}-{field}") for op, field in NESTED],
+)
 def test_deeply_nested_values_are_refused(seeded: Seeded, op: str, field: str, depth: int) -> None:
     """A deeply nested list or object in place of a string or counts gets an error, not a crash."""
-    refused_unchanged(seeded, op, {**seeded.args(op), field: nested(depth)}, SHAPES[op])
+    refused_unchanged(seeded, op, {**seeded.args(op), field: nested(depth)}, served_by(op, field, nested(depth)))
 
 
-@requirement("content-provider/7.3/token-totals")
+@requirement(R.S7_3_TOKEN_TOTALS)
 @pytest.mark.parametrize(
     "tokens",
     [
@@ -297,7 +316,7 @@ def test_deeply_nested_values_are_refused(seeded: Seeded, op: str, field: str, d
 )
 def test_malformed_token_totals_are_refused(seeded: Seeded, tokens: Json) -> None:
     """Token totals are whole, non-negative prompt, completion and total (and reasoning, cached): anything else is refused."""
-    refused_unchanged(seeded, "end_trace", {**seeded.args("end_trace"), "tokens": tokens}, "content-provider/7.3/token-totals")
+    refused_unchanged(seeded, "end_trace", {**seeded.args("end_trace"), "tokens": tokens}, R.S7_3_TOKEN_TOTALS)
 
 
 scalars = st.one_of(
@@ -309,27 +328,31 @@ json_values = st.recursive(
 
 
 @st.composite
-def broken_arguments(draw: st.DrawFn) -> tuple[str, str, Json]:
-    """An operation and arguments with one field removed, added or replaced by a value of the wrong type."""
-    op = draw(st.sampled_from(sorted(VALID)))
+def broken_arguments(draw: st.DrawFn, op: str) -> tuple[str, Json]:
+    """Arguments of `op` with one field removed, added or replaced by a value of the wrong type."""
     base = {"executionId": "<seeded>", **VALID[op]}
     how = draw(st.sampled_from(["drop", "add", "replace"] if len(base) > 1 else ["add", "replace"]))
     field = draw(st.sampled_from(sorted(base)))
     if how == "drop":
-        return op, field, {k: v for k, v in base.items() if k != field}
+        return field, {k: v for k, v in base.items() if k != field}
     if how == "add":
         extra = draw(st.text(min_size=1, max_size=10).filter(lambda name: name not in base))
-        return op, extra, {**base, extra: draw(json_values)}
+        return extra, {**base, extra: draw(json_values)}
     wrong = draw(json_values.filter(lambda v: not (isinstance(v, str) if field in STRING_FIELDS else isinstance(v, dict))))
-    return op, field, {**base, field: wrong}
+    return field, {**base, field: wrong}
 
 
-@requirement(*sorted(set(SHAPES.values())))
-@given(broken=broken_arguments())
-def test_any_broken_arguments_are_refused_and_change_nothing(seeded: Seeded, broken: tuple[str, str, Json]) -> None:
+@pytest.mark.parametrize("op", [pytest.param(op, marks=requirement(OPERATIONS.of(op).requirement)) for op in VALID])
+@given(data=st.data())
+def test_any_broken_arguments_are_refused_and_change_nothing(
+    implementation: Implementation, op: str, data: st.DataObject
+) -> None:
     """Whatever field is dropped, added or given a wrong type, the call gets a spec error and changes nothing."""
-    op, _, args = broken
-    args = {k: seeded.execution.execution_id if v == "<seeded>" else v for k, v in args.items()}
-    if not schema_errors(f"{SPEC}/{op}.request.json", args):
-        return  # a replacement that happens to be valid (such as another well-formed step object) is not bad input
-    refused_unchanged(seeded, op, args, SHAPES[op])
+    field, args = data.draw(broken_arguments(op))
+    if served_by(op, field, args.get(field)) != OPERATIONS.of(op).requirement:
+        return  # an item that is a container: test_an_item_that_is_a_container_is_refused's case
+    with seeded_execution(implementation) as seeded:
+        args = {k: seeded.execution.execution_id if v == "<seeded>" else v for k, v in args.items()}
+        if not schema_errors(f"{SPEC}/{op}.request.json", args):
+            return  # a replacement that happens to be valid (such as another well-formed step object) is not bad input
+        refused_unchanged(seeded, op, args, OPERATIONS.of(op).requirement)

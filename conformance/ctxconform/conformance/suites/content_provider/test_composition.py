@@ -2,110 +2,136 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import Any, Final
 
-from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance.suites.content_provider import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.content_provider.client import (
-    IN_INPUT,
-    IN_INSTRUCTIONS,
-    SEPARATE,
     SESSION_ITEMS,
     Execution,
     expect_request,
     fresh_execution,
+    held,
     input_lanes,
     populate,
-    require,
     tool_call,
 )
+from ctxconform.conformance.testing import Implementation, check, check_equal, requirement
 
-requirement = pytest.mark.requirement
-
-DETERMINISTIC = "content-provider/3/deterministic-composition"
-HOLDS_ALL = "content-provider/4.1/holds-all-prompt-context"
-FOR_LLM = "content-provider/4.3/consumable-for-llm"
 # Items an implementation may be tempted to skip as carrying nothing for the LLM.
-SKIPPABLE = ["", " ", "\n", "\t \r\n", "again", "again", ""]
+SKIPPABLE: Final = ["", " ", "\n", "\t \r\n", "again", "again", ""]
+Json = dict[str, Any]
 
 
-@requirement(IN_INSTRUCTIONS, IN_INPUT, SEPARATE, "content-provider/4.3/consumable-for-llm")
+@requirement(
+    R.S4_3_SESSION_IN_INSTRUCTIONS,
+    R.S4_3_CONSUMABLE_IN_INPUT_ITEMS,
+    R.S3_SEPARATE_PERSISTENT_AND_CONSUMABLE,
+    R.S4_3_CONSUMABLE_FOR_LLM,
+)
 def test_each_classification_goes_to_its_own_lane(execution: Execution) -> None:
     """Session items are in the instructions lane, Consumable items and tool calls are the input items, never mixed."""
     lanes = populate(execution)
-    expect_request(execution.compose(), SESSION_ITEMS, lanes)
+    session, consumable = held(execution, "Session"), held(execution, "Consumable")  # in the order the provider holds
+    composed = execution.compose()
+    carried = sum(len(items) for items in input_lanes(composed).values())
+    pending = sum(len(items) for items in lanes.values())
+    check(
+        R.S4_3_CONSUMABLE_FOR_LLM,
+        carried >= pending,
+        "pending Consumable items were held back",
+        received=composed["input"],
+        expected=lanes,
+    )
+    expect_request(composed, session, consumable)
 
 
-@requirement(FOR_LLM)
+@requirement(R.S4_3_CONSUMABLE_FOR_LLM)
 def test_no_pending_consumable_is_held_back(execution: Execution) -> None:
     """Blank, whitespace-only and repeated Consumable items are input items of the next request like any other."""
     execution.add("Scratch", "Consumable")
     for text in SKIPPABLE:
         execution.append("Scratch", text)
     execution.record(tool_call(1))
-    found = input_lanes(execution.compose(FOR_LLM))
     held = {name: r["items"] for name, r in execution.registers().items() if r["classification"] == "Consumable" and r["items"]}
-    require(found == held, FOR_LLM, f"the provider holds {held}, the request carries {found}")
+    found = input_lanes(execution.compose())
+    check_equal(R.S4_3_CONSUMABLE_FOR_LLM, found, held, "the input items by register, against the pending Consumable items")
 
 
-@requirement(IN_INSTRUCTIONS)
+@requirement(R.S4_3_SESSION_IN_INSTRUCTIONS, R.S5_3_STATE_HOLDERS_ONLY)
 def test_session_items_are_in_the_instructions_verbatim_and_in_order(execution: Execution) -> None:
     """Multi-line, indented and unicode Session items appear verbatim in the instructions, a register's in order."""
     texts = ["line one\nline two", "  indented  ", "unicode: ☃ € ß 中文", "last"]
     execution.add("Background", "Session")
     for text in texts:
         execution.append("Background", text)
-    composed = execution.compose()
-    expect_request(composed, {"Background": texts}, {})
+    held = execution.registers()["background"]["items"]
+    check_equal(R.S5_3_STATE_HOLDERS_ONLY, held, texts, "the items the register holds, as given")
+    expect_request(execution.compose(), {"Background": texts}, {}, inputs=None, separate=None)
 
 
-@requirement(IN_INPUT, "content-provider/4.4/manifest-consumable")
+@requirement(R.S4_3_CONSUMABLE_IN_INPUT_ITEMS)
 def test_tool_calls_become_input_items_with_their_records(execution: Execution) -> None:
     """Each ToolCallManifest record is one input item {type: tool_call, register, record}, in the order recorded."""
     records = [tool_call(n) for n in (3, 1, 2)]
     for record in records:
         execution.record(record)
-    composed = execution.compose()
-    expect_request(composed, {}, {"toolcallmanifest": list(records)})
+    expect_request(execution.compose(), {}, {"toolcallmanifest": list(records)}, instructions=None, separate=None)
 
 
-@requirement(DETERMINISTIC)
+def unchanged_by(execution: Execution, before: dict[str, Json], what: str) -> None:
+    """Check that every register holds what it held before `what`: Session ones kept, Consumable ones kept."""
+    after = execution.registers()
+    for name, register in before.items():
+        rid = R.S4_3_SESSION_NOT_CLEARED
+        if register["classification"] == "Consumable":
+            rid = R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED
+        check_equal(rid, after.get(name), register, f"register {register['name']} after {what}")
+
+
+@requirement(R.S3_DETERMINISTIC_COMPOSITION, R.S4_3_SESSION_NOT_CLEARED, R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED)
 def test_composing_twice_gives_the_same_request(execution: Execution) -> None:
-    """With no change in between, a second compose answers exactly the first's request."""
+    """With no change in between (composing changes nothing), a second compose answers exactly the first's request."""
     populate(execution)
+    before = execution.registers()
     first = execution.compose()
-    second = execution.compose(DETERMINISTIC)
-    require(first == second, DETERMINISTIC, f"first {first}\nthen {second}")
+    unchanged_by(execution, before, "a composition")
+    second = execution.compose(R.S3_DETERMINISTIC_COMPOSITION)
+    check_equal(R.S3_DETERMINISTIC_COMPOSITION, second, first, "the second request composed with no change in between")
 
 
-@requirement(DETERMINISTIC)
+@requirement(R.S3_DETERMINISTIC_COMPOSITION)
 def test_providers_built_alike_compose_alike(implementation: Implementation, execution: Execution) -> None:
     """Two providers given the same registers and items by the same calls compose the same request."""
     populate(execution)
     with fresh_execution(implementation) as twin:
         populate(twin)
-        theirs, mine = twin.compose(DETERMINISTIC), execution.compose(DETERMINISTIC)
-    require(theirs == mine, DETERMINISTIC, f"one provider composed {mine}\nthe other {theirs}")
+        theirs = twin.compose(R.S3_DETERMINISTIC_COMPOSITION)
+        mine = execution.compose(R.S3_DETERMINISTIC_COMPOSITION)
+    check_equal(R.S3_DETERMINISTIC_COMPOSITION, theirs, mine, "the request of a provider built alike")
 
 
-@requirement(HOLDS_ALL)
+@requirement(R.S4_1_HOLDS_ALL_PROMPT_CONTEXT)
 def test_a_request_is_made_of_the_provider_alone(execution: Execution) -> None:
     """An empty provider composes no input items; a populated one exactly its Consumable items and its Session items."""
-    empty = execution.compose(HOLDS_ALL)
-    require(empty["input"] == [], HOLDS_ALL, f"an empty provider composed input items {empty['input']}")
-    lanes = populate(execution, records=1)
-    expect_request(execution.compose(HOLDS_ALL), SESSION_ITEMS, lanes, input_requirement=HOLDS_ALL)
+    empty = execution.compose(R.S4_1_HOLDS_ALL_PROMPT_CONTEXT)
+    check_equal(R.S4_1_HOLDS_ALL_PROMPT_CONTEXT, empty["input"], [], "the input items of an empty provider's request")
+    populate(execution, records=1)
+    lanes = held(execution, "Consumable")
+    expect_request(
+        execution.compose(R.S4_1_HOLDS_ALL_PROMPT_CONTEXT),
+        SESSION_ITEMS,
+        lanes,
+        instructions=R.S4_1_HOLDS_ALL_PROMPT_CONTEXT,
+        inputs=R.S4_1_HOLDS_ALL_PROMPT_CONTEXT,
+        separate=None,
+    )
 
 
-@requirement("content-provider/4.3/session-not-cleared", "content-provider/4.3/consumable-kept-until-delivered")
+@requirement(R.S4_3_SESSION_NOT_CLEARED, R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED)
 def test_composing_clears_nothing(execution: Execution) -> None:
     """Composing (twice) leaves every Session and Consumable item in the provider."""
     populate(execution)
     before = execution.registers()
     execution.compose()
     execution.compose()
-    after = execution.registers()
-    for name, register in before.items():
-        rid = "content-provider/4.3/session-not-cleared"
-        if register["classification"] == "Consumable":
-            rid = "content-provider/4.3/consumable-kept-until-delivered"
-        require(after.get(name) == register, rid, f"composing changed {register['name']}: {after.get(name)}")
+    unchanged_by(execution, before, "two compositions")

@@ -6,20 +6,18 @@ from typing import Final
 
 import pytest
 
-from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance.suites.content_provider import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.content_provider.client import (
     Execution,
     fresh_execution,
     new_id,
     populate,
     registers,
-    require,
     tool_call,
 )
+from ctxconform.conformance.testing import Implementation, check, check_equal, requirement
 
-requirement = pytest.mark.requirement
-
-ONE: Final = "content-provider/5.1/one-provider-per-execution"
+ONE: Final = R.S5_1_ONE_PROVIDER_PER_EXECUTION
 POPULATED: Final = {"persona", "rules", "inbox", "retrieved"}  # the registers populate() adds
 OPS_ON_AN_EXECUTION: Final = [
     ("get_provider", {}),
@@ -43,12 +41,12 @@ def test_creating_a_provider_again_never_replaces_it(execution: Execution) -> No
     """A second create_provider for an execution is refused (PROVIDER_EXISTS) or a no-op; the provider is unchanged."""
     populate(execution)
     before = execution.registers()
-    again = execution.call("create_provider")
+    again = execution.op("create_provider", serves=ONE)
     if again.ok:  # the no-op reading: it answers the existing provider
-        require(registers(again.result(ONE)["provider"]) == before, ONE, "create_provider answered another provider")
+        check_equal(ONE, registers(again.result["provider"]), before, "the provider a second create_provider answered")
     else:
         again.refused(ONE, "PROVIDER_EXISTS")
-    require(execution.registers() == before, ONE, "a second create_provider replaced or changed the provider")
+    check_equal(ONE, execution.registers(), before, "the provider after a second create_provider")
 
 
 @requirement(ONE)
@@ -57,10 +55,10 @@ def test_rehydrating_into_an_execution_that_has_a_provider_never_replaces_it(exe
     populate(execution)
     before = execution.registers()
     stranger = {"registers": [{"name": "ToolCallManifest", "classification": "Consumable", "items": []}]}
-    outcome = execution.call("rehydrate", provider=stranger)
+    outcome = execution.op("rehydrate", serves=ONE, provider=stranger)
     if not outcome.ok:
         outcome.refused(ONE, "PROVIDER_EXISTS")
-    require(execution.registers() == before, ONE, "rehydrate replaced the execution's provider")
+    check_equal(ONE, execution.registers(), before, "the provider after rehydrating into its execution")
 
 
 @requirement(ONE)
@@ -71,16 +69,16 @@ def test_each_execution_has_its_own_provider(implementation: Implementation, exe
         other.add("Notes", "Session")
         other.append("Notes", "only here")
         found = other.registers()
-        require(not set(found) & POPULATED, ONE, f"a new execution shows another execution's registers: {sorted(found)}")
-        require(found["toolcallmanifest"]["items"] == [], ONE, "a new execution shows another execution's tool calls")
-    require("notes" not in execution.registers(), ONE, "another execution's register appeared in this one")
+        check(ONE, not set(found) & POPULATED, "a new execution shows another execution's registers", received=sorted(found))
+        check_equal(ONE, found["toolcallmanifest"]["items"], [], "the tool calls of a new execution")
+    check(ONE, "notes" not in execution.registers(), "another execution's register appeared in this one")
 
 
 @requirement(ONE)
 @pytest.mark.parametrize(("op", "fields"), OPS_ON_AN_EXECUTION, ids=[op for op, _ in OPS_ON_AN_EXECUTION])
 def test_an_execution_without_a_provider_is_refused(implementation: Implementation, op: str, fields: dict[str, object]) -> None:
     """Every operation on an execution that was never created is refused with PROVIDER_NOT_FOUND."""
-    Execution(implementation, new_id("never-created")).call(op, **fields).refused(ONE, "PROVIDER_NOT_FOUND")
+    Execution(implementation, new_id("never-created")).op(op, serves=ONE, **fields).refused(ONE, "PROVIDER_NOT_FOUND")
 
 
 @requirement(ONE)
@@ -89,11 +87,11 @@ def test_an_ended_execution_is_gone(implementation: Implementation) -> None:
     with fresh_execution(implementation, ended=False) as execution:
         populate(execution)
         execution.begin()
-        execution.end_execution().result(ONE)
-        execution.call("get_provider").refused(ONE, "PROVIDER_NOT_FOUND")
-        execution.call("get_traces").refused(ONE, "PROVIDER_NOT_FOUND")
-        found = registers(execution.create())
+        execution.end_execution().expect(ONE)
+        execution.op("get_provider", serves=ONE).refused(ONE, "PROVIDER_NOT_FOUND")
+        execution.op("get_traces", serves=ONE).refused(ONE, "PROVIDER_NOT_FOUND")
+        found = registers(execution.create(ONE))
         leftover = set(found) & POPULATED or found["toolcallmanifest"]["items"]
-        require(not leftover, ONE, f"a new provider under an ended execution's id holds {found}")
-        require(execution.traces() == [], ONE, "a new execution under an ended one's id has its traces")
+        check(ONE, not leftover, "a new provider under an ended execution's id holds the old one's items", received=found)
+        check_equal(ONE, execution.traces(ONE), [], "the traces of a new execution under an ended one's id")
         execution.end_execution()

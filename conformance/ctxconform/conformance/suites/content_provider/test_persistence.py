@@ -6,7 +6,7 @@ from typing import Any, Final
 
 import pytest
 
-from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance.suites.content_provider import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.content_provider.client import (
     MANIFEST,
     SESSION_ITEMS,
@@ -17,15 +17,12 @@ from ctxconform.conformance.suites.content_provider.client import (
     populate,
     registers,
     rehydrated,
-    require,
     tool_call,
 )
+from ctxconform.conformance.testing import Implementation, check_equal, requirement
 
-requirement = pytest.mark.requirement
-
-ROUND_TRIP: Final = "content-provider/6.2/persist-and-rehydrate"
-DURABLE: Final = "content-provider/6.2/durable-across-restart"
-SOLELY: Final = "content-provider/5.2/composed-solely-of-registers"
+ROUND_TRIP: Final = R.S6_2_PERSIST_AND_REHYDRATE
+SOLELY: Final = R.S5_2_COMPOSED_SOLELY_OF_REGISTERS
 Json = dict[str, Any]
 
 
@@ -39,13 +36,13 @@ def document(*extra: Json) -> Json:
     return {"registers": [manifest(tool_call(1)), *extra]}
 
 
-def assert_not_rehydrated(implementation: Implementation, provider: object, requirement_id: str, *codes: str) -> None:
-    """Rehydrating `provider` into a new execution is refused (with one of `codes`), and the execution has no provider."""
+def not_rehydrated(implementation: Implementation, provider: object, requirement_id: str, *codes: str) -> None:
+    """Check that rehydrating `provider` into a new execution is refused (with one of `codes`), and creates no provider."""
     target = Execution(implementation)
-    target.send("rehydrate", {"executionId": target.execution_id, "provider": provider}, requirement_id).refused(
+    target.send("rehydrate", {"executionId": target.execution_id, "provider": provider}, serves=requirement_id).refused(
         requirement_id, *codes
     )
-    target.call("get_provider").refused(requirement_id, "PROVIDER_NOT_FOUND")
+    target.op("get_provider", serves=requirement_id).refused(requirement_id, "PROVIDER_NOT_FOUND")
 
 
 @requirement(ROUND_TRIP)
@@ -53,12 +50,13 @@ def test_rehydrating_a_persisted_provider_gives_it_back(implementation: Implemen
     """A provider persisted under a session id comes back equal, from the session id and from the serialized provider."""
     populate(execution)
     execution.append("Inbox", "  exact  \n")
-    saved = execution.persist(new_session := new_id("session"))
+    session = new_id("session")
+    saved = execution.persist(session)
     original = execution.registers()
-    require(registers(saved) == original, ROUND_TRIP, f"persist answered {saved}, the provider is {original}")
-    for source in ({"sessionId": new_session}, {"provider": saved}):
+    check_equal(ROUND_TRIP, registers(saved), original, "the provider persist answered")
+    for source in ({"sessionId": session}, {"provider": saved}):
         copy = rehydrated(implementation, ROUND_TRIP, **source)
-        require(copy.registers() == original, ROUND_TRIP, f"rehydrated from {sorted(source)}: {copy.document()}")
+        check_equal(ROUND_TRIP, copy.registers(ROUND_TRIP), original, f"the provider rehydrated from {next(iter(source))}")
         copy.end_execution()
 
 
@@ -74,12 +72,10 @@ def test_a_persisted_provider_is_a_copy_and_a_new_persist_replaces_it(
     execution.persist(session)
     execution.append("Notes", "after")
     copy = rehydrated(implementation, ROUND_TRIP, sessionId=session)
-    require(copy.registers() == first, ROUND_TRIP, f"the saved provider changed with the live one: {copy.document()}")
+    check_equal(ROUND_TRIP, copy.registers(ROUND_TRIP), first, "the saved provider after the live one changed")
     execution.persist(session)
     again = rehydrated(implementation, ROUND_TRIP, sessionId=session)
-    require(
-        again.registers() == execution.registers(), ROUND_TRIP, f"a second persist did not replace the first: {again.document()}"
-    )
+    check_equal(ROUND_TRIP, again.registers(ROUND_TRIP), execution.registers(), "the saved provider after a second persist")
     copy.end_execution()
     again.end_execution()
 
@@ -88,44 +84,54 @@ def test_a_persisted_provider_is_a_copy_and_a_new_persist_replaces_it(
 def test_rehydrating_an_unknown_session_is_refused(implementation: Implementation) -> None:
     """A session id nothing was persisted under is refused with SESSION_NOT_FOUND, and no provider is created."""
     target = Execution(implementation)
-    target.call("rehydrate", sessionId=new_id("never-saved")).refused(ROUND_TRIP, "SESSION_NOT_FOUND")
-    target.call("get_provider").refused(ROUND_TRIP, "PROVIDER_NOT_FOUND")
+    target.op("rehydrate", sessionId=new_id("never-saved")).refused(ROUND_TRIP, "SESSION_NOT_FOUND")
+    target.op("get_provider", serves=ROUND_TRIP).refused(ROUND_TRIP, "PROVIDER_NOT_FOUND")
 
 
-@requirement(DURABLE)
+@requirement(R.S6_2_DURABLE_ACROSS_RESTART)
 def test_a_persisted_provider_survives_a_restart(implementation: Implementation) -> None:
     """A provider persisted before the implementation restarts (same state directory) is rehydrated equal afterwards."""
+    durable = R.S6_2_DURABLE_ACROSS_RESTART
     session = new_id("session")
     with fresh_execution(implementation, ended=False) as execution:
         populate(execution)
-        original = registers(execution.persist(session, DURABLE))
+        original = registers(execution.persist(session, durable))
     implementation.restart()
-    copy = rehydrated(implementation, DURABLE, sessionId=session)
-    require(copy.registers() == original, DURABLE, f"after a restart the session holds {copy.document()}")
+    copy = rehydrated(implementation, durable, sessionId=session)
+    check_equal(durable, copy.registers(durable), original, "the provider rehydrated after a restart")
     copy.end_execution()
 
 
-@requirement("content-provider/4.3/session-persistent-across-calls")
+@requirement(R.S4_3_SESSION_PERSISTENT_ACROSS_CALLS)
 def test_session_context_carries_into_the_next_request(implementation: Implementation, execution: Execution) -> None:
-    """A rehydrated provider's Session items are in the next request's instructions; undelivered consumables are input."""
-    lanes = populate(execution)
+    """A rehydrated provider's Session items are in the next request's instructions."""
+    populate(execution)
     execution.compose()
     execution.delivered()
     execution.append("Inbox", "follow-up question")
     session = new_id("session")
     execution.persist(session)
-    following = rehydrated(implementation, ROUND_TRIP, sessionId=session)
-    wanted: dict[str, list[object]] = {name: [] for name in lanes} | {"inbox": ["follow-up question"]}
-    expect_request(
-        following.compose(),
-        SESSION_ITEMS,
-        wanted,
-        instructions_requirement="content-provider/4.3/session-persistent-across-calls",
-    )
+    following = rehydrated(implementation, sessionId=session)
+    composed = following.compose()
+    expect_request(composed, SESSION_ITEMS, {}, instructions=R.S4_3_SESSION_PERSISTENT_ACROSS_CALLS, inputs=None, separate=None)
     following.end_execution()
 
 
-@requirement("content-provider/4.4/manifest-required")
+@requirement(ROUND_TRIP)
+def test_undelivered_consumables_carry_into_the_next_request(implementation: Implementation, execution: Execution) -> None:
+    """A rehydrated provider's next request carries the input items the persisted one would have."""
+    populate(execution)
+    execution.compose()
+    execution.delivered()
+    execution.append("Inbox", "follow-up question")
+    execution.persist(session := new_id("session"))
+    expected = execution.compose()["input"]
+    following = rehydrated(implementation, ROUND_TRIP, sessionId=session)
+    check_equal(ROUND_TRIP, following.compose(ROUND_TRIP)["input"], expected, "the input items of the rehydrated provider")
+    following.end_execution()
+
+
+@requirement(R.S4_4_MANIFEST_REQUIRED)
 @pytest.mark.parametrize(
     "provider",
     [{"registers": []}, {"registers": [{"name": "Notes", "classification": "Session", "items": ["x"]}]}],
@@ -133,7 +139,7 @@ def test_session_context_carries_into_the_next_request(implementation: Implement
 )
 def test_a_provider_without_a_manifest_is_refused(implementation: Implementation, provider: Json) -> None:
     """Rehydrating a serialized provider without a ToolCallManifest is refused with MANIFEST_MISSING."""
-    assert_not_rehydrated(implementation, provider, "content-provider/4.4/manifest-required", "MANIFEST_MISSING")
+    not_rehydrated(implementation, provider, R.S4_4_MANIFEST_REQUIRED, "MANIFEST_MISSING")
 
 
 @requirement(SOLELY)
@@ -142,76 +148,98 @@ def test_a_provider_without_a_manifest_is_refused(implementation: Implementation
 )
 def test_a_provider_holding_more_than_registers_is_refused(implementation: Implementation, extra: Json) -> None:
     """A serialized provider with anything beside its registers is refused, and no provider is created."""
-    assert_not_rehydrated(implementation, {**document(), **extra}, SOLELY)
+    not_rehydrated(implementation, {**document(), **extra}, SOLELY)
 
 
-@pytest.mark.parametrize(
-    ("register", "rid", "codes"),
-    [
-        (
-            {"name": "Notes", "classification": "Ephemeral", "items": []},
-            "content-provider/3/exactly-two-classifications",
-            ("UNKNOWN_CLASSIFICATION",),
-        ),
-        ({"name": "  ", "classification": "Session", "items": []}, "content-provider/4.2/stable-name", ("BLANK_NAME",)),
-        (
-            {
-                "name": "Notes",
-                "classification": "Session",
-                "items": [{"name": "Inner", "classification": "Session", "items": []}],
-            },
-            "content-provider/5.2/registers-only-containment",
-            (),
-        ),
-        ({"name": "Notes", "classification": "Session"}, SOLELY, ()),
-        (
-            {"name": "Notes", "classification": "Session", "items": [], "children": []},
-            "content-provider/5.2/registers-only-containment",
-            (),
-        ),
-    ],
-    ids=["unknown-classification", "blank-name", "nested-register", "no-items", "children"],
-)
-@requirement("content-provider/3/exactly-two-classifications", "content-provider/4.2/stable-name")
-@requirement("content-provider/5.2/registers-only-containment", SOLELY)
+MALFORMED_REGISTERS: Final = [
+    pytest.param(
+        {"name": "Notes", "classification": "Ephemeral", "items": []},
+        R.S3_EXACTLY_TWO_CLASSIFICATIONS,
+        ("UNKNOWN_CLASSIFICATION",),
+        id="unknown-classification",
+        marks=requirement(R.S3_EXACTLY_TWO_CLASSIFICATIONS),
+    ),
+    pytest.param(
+        {"name": "  ", "classification": "Session", "items": []},
+        R.S4_2_STABLE_NAME,
+        ("BLANK_NAME",),
+        id="blank-name",
+        marks=requirement(R.S4_2_STABLE_NAME),
+    ),
+    pytest.param(
+        {"name": "Notes", "classification": "Session", "items": [{"name": "Inner", "classification": "Session", "items": []}]},
+        R.S5_2_REGISTERS_ONLY_CONTAINMENT,
+        (),
+        id="nested-register",
+        marks=requirement(R.S5_2_REGISTERS_ONLY_CONTAINMENT),
+    ),
+    pytest.param({"name": "Notes", "classification": "Session"}, SOLELY, (), id="no-items", marks=requirement(SOLELY)),
+    pytest.param(
+        {"name": "Notes", "classification": "Session", "items": [], "children": []},
+        R.S5_2_REGISTERS_ONLY_CONTAINMENT,
+        (),
+        id="children",
+        marks=requirement(R.S5_2_REGISTERS_ONLY_CONTAINMENT),
+    ),
+]
+
+
+@pytest.mark.parametrize(("register", "rid", "codes"), MALFORMED_REGISTERS)
 def test_a_provider_with_a_malformed_register_is_refused(
     implementation: Implementation, register: Json, rid: str, codes: tuple[str, ...]
 ) -> None:
     """Unknown classifications, blank names, nested registers and odd fields in a serialized provider are refused."""
-    assert_not_rehydrated(implementation, document(register), rid, *codes)
+    not_rehydrated(implementation, document(register), rid, *codes)
 
 
-@requirement("content-provider/4.4/manifest-consumable", "content-provider/4.2/stable-name")
-@pytest.mark.parametrize(
-    ("registers_", "rid", "codes"),
-    [
-        ([{**manifest(), "classification": "Session"}], "content-provider/4.4/manifest-consumable", ("CLASSIFICATION_CONFLICT",)),
-        (
-            [
-                manifest(),
-                {"name": "Notes", "classification": "Session", "items": []},
-                {"name": "NOTES", "classification": "Consumable", "items": []},
-            ],
-            "content-provider/4.2/stable-name",
-            ("INVALID_REQUEST", "CLASSIFICATION_CONFLICT"),
-        ),
-        ([manifest(), manifest()], "content-provider/4.2/stable-name", ("INVALID_REQUEST", "CLASSIFICATION_CONFLICT")),
-        ([{**manifest(), "items": ["text in the manifest"]}], "content-provider/4.4/manifest-records", ()),
-    ],
-    ids=["session-manifest", "same-name-twice", "two-manifests", "text-in-manifest"],
-)
-@requirement("content-provider/4.4/manifest-records")
+CLASHING_REGISTERS: Final = [
+    pytest.param(
+        [{**manifest(), "classification": "Session"}],
+        R.S4_4_MANIFEST_CONSUMABLE,
+        ("CLASSIFICATION_CONFLICT",),
+        id="session-manifest",
+        marks=requirement(R.S4_4_MANIFEST_CONSUMABLE),
+    ),
+    pytest.param(
+        [
+            manifest(),
+            {"name": "Notes", "classification": "Session", "items": []},
+            {"name": "NOTES", "classification": "Consumable", "items": []},
+        ],
+        R.S4_2_STABLE_NAME,
+        ("INVALID_REQUEST", "CLASSIFICATION_CONFLICT"),
+        id="same-name-twice",
+        marks=requirement(R.S4_2_STABLE_NAME),
+    ),
+    pytest.param(
+        [manifest(), manifest()],
+        R.S4_2_STABLE_NAME,
+        ("INVALID_REQUEST", "CLASSIFICATION_CONFLICT"),
+        id="two-manifests",
+        marks=requirement(R.S4_2_STABLE_NAME),
+    ),
+    pytest.param(
+        [{**manifest(), "items": ["text in the manifest"]}],
+        R.S4_4_MANIFEST_RECORDS,
+        (),
+        id="text-in-manifest",
+        marks=requirement(R.S4_4_MANIFEST_RECORDS),
+    ),
+]
+
+
+@pytest.mark.parametrize(("registers_", "rid", "codes"), CLASHING_REGISTERS)
 def test_a_provider_whose_registers_clash_is_refused(
     implementation: Implementation, registers_: list[Json], rid: str, codes: tuple[str, ...]
 ) -> None:
     """A Session manifest, a name used twice (in any case) or text in the manifest make a serialized provider unusable."""
-    assert_not_rehydrated(implementation, {"registers": registers_}, rid, *codes)
+    not_rehydrated(implementation, {"registers": registers_}, rid, *codes)
 
 
-@requirement("content-provider/3/independent-of-choreography")
+@requirement(R.S3_INDEPENDENT_OF_CHOREOGRAPHY)
 def test_what_a_provider_holds_does_not_depend_on_the_invocations_around_it(implementation: Implementation) -> None:
     """Two providers given the same items serialize alike, whether or not requests, failures and traces came in between."""
-    rid = "content-provider/3/independent-of-choreography"
+    rid = R.S3_INDEPENDENT_OF_CHOREOGRAPHY
     with fresh_execution(implementation) as plain, fresh_execution(implementation) as busy:
         populate(plain)
         busy.begin()
@@ -222,6 +250,7 @@ def test_what_a_provider_holds_does_not_depend_on_the_invocations_around_it(impl
         busy.compose()
         busy.failed()
         busy.end({"prompt": 1, "completion": 0, "total": 1}, {"status": "failed"})
-        require(busy.registers(rid) == plain.registers(rid), rid, f"{busy.document()}\nversus {plain.document()}")
-        session = new_id("session")
-        require(registers(busy.persist(session, rid)) == registers(plain.persist(session, rid)), rid, "the saved forms differ")
+        check_equal(rid, busy.registers(rid), plain.registers(rid), "the registers of a provider that saw invocations")
+        saved_busy = registers(busy.persist(new_id("session"), rid))
+        saved_plain = registers(plain.persist(new_id("session"), rid))
+        check_equal(rid, saved_busy, saved_plain, "the saved form of a provider that saw invocations")

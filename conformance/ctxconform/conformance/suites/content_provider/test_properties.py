@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxconform.conformance._implementation import Implementation
+from ctxconform.conformance.suites.content_provider import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.content_provider.client import (
-    IN_INPUT,
     MANIFEST,
     Execution,
     expect_request,
@@ -21,17 +21,10 @@ from ctxconform.conformance.suites.content_provider.client import (
     new_id,
     registers,
     rehydrated,
-    require,
     tool_call,
 )
+from ctxconform.conformance.testing import Implementation, check, check_equal, requirement
 
-requirement = pytest.mark.requirement
-
-CLEARED: Final = "content-provider/4.3/consumable-cleared-after-delivery"
-KEPT: Final = "content-provider/4.3/consumable-kept-until-delivered"
-SESSION_KEPT: Final = "content-provider/4.3/session-not-cleared"
-EVERY_CALL: Final = "content-provider/4.3/session-persistent-across-calls"
-ROUND_TRIP: Final = "content-provider/6.2/persist-and-rehydrate"
 Json = dict[str, Any]
 
 SESSION_NAMES: Final = ("Persona", "Rules")
@@ -62,10 +55,10 @@ JSON_VALUES: Final = st.recursive(
 STEPS: Final = st.lists(st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=4), max_size=4)
 # What a difference in each field of a trace breaks, the invocation number first (a misordered list differs there).
 TRACE_FIELDS: Final = {
-    "invocation": "content-provider/7.3/order-implies-invocation-order",
-    "steps": "content-provider/7.4/steps-capture-diagnostics",
-    "tokens": "content-provider/7.3/token-totals",
-    "summary": "content-provider/7.3/summary-data",
+    "invocation": R.S7_3_ORDER_IMPLIES_INVOCATION_ORDER,
+    "steps": R.S7_4_STEPS_CAPTURE_DIAGNOSTICS,
+    "tokens": R.S7_3_TOKEN_TOTALS,
+    "summary": R.S7_3_SUMMARY_DATA,
 }
 TOKENS: Final = st.fixed_dictionaries(
     {"prompt": st.integers(0, 10**6), "completion": st.integers(0, 10**6), "total": st.integers(0, 2 * 10**6)},
@@ -88,19 +81,48 @@ class Model:
         self.pending = None
 
 
+def _bag(items: object) -> Counter[str]:
+    """The items as a multiset (anything but a list counts as empty)."""
+    if not isinstance(items, list):
+        return Counter()
+    return Counter(json.dumps(item, sort_keys=True) for item in items)
+
+
+def check_items(held: list[object], expected: list[object], fewer: str, more: str, what: str) -> None:
+    """Check a register's items: none missing (`fewer`), none left over (`more`), each exact, in order."""
+    check(fewer, len(held) >= len(expected), f"{what} lacks items", received=held, expected=expected)
+    check(more, len(held) <= len(expected), f"{what} holds items it should no longer hold", received=held, expected=expected)
+    check(
+        R.S5_3_STATE_HOLDERS_ONLY,
+        _bag(held) == _bag(expected),
+        f"{what} holds items other than given",
+        received=held,
+        expected=expected,
+    )
+    check_equal(R.S4_2_ORDERED_LINE_ITEMS, held, expected, f"the order of {what}'s items")
+
+
 def check_state(execution: Execution, model: Model) -> None:
-    """Fail the right requirement unless the provider holds exactly the model's items."""
+    """Check that the provider holds exactly the model's items, each difference charged to what it breaks."""
     found = execution.registers()
+    wanted = [*model.session, *model.consumable]
+    check(
+        R.S4_2_MULTIPLE_REGISTERS,
+        all(name in found for name in wanted),
+        "registers are missing",
+        received=sorted(found),
+        expected=wanted,
+    )
     for name, texts in model.session.items():
-        require(found[name]["items"] == texts, SESSION_KEPT, f"{found[name]['name']} holds {found[name]['items']}, not {texts}")
+        check_items(found[name]["items"], list(texts), R.S4_3_SESSION_NOT_CLEARED, R.S5_3_STATE_HOLDERS_ONLY, found[name]["name"])
     for name, items in model.consumable.items():
-        held = found[name]["items"]
-        require(held == items, charge(len(held), len(items)), f"{found[name]['name']} holds {held}, expected {items}")
-
-
-def charge(held: int, expected: int) -> str:
-    """The requirement a wrong set of consumables breaks: too few were kept, too many, or the wrong ones."""
-    return KEPT if held < expected else CLEARED if held > expected else IN_INPUT
+        check_items(
+            found[name]["items"],
+            items,
+            R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED,
+            R.S4_3_CONSUMABLE_CLEARED_AFTER_DELIVERY,
+            found[name]["name"],
+        )
 
 
 def run(execution: Execution, model: Model, action: tuple[str, str, str], serial: int) -> None:
@@ -123,18 +145,45 @@ def run(execution: Execution, model: Model, action: tuple[str, str, str], serial
         compose_and_check(execution, model)
 
 
+def check_lanes(composed: Json, model: Model) -> None:
+    """Check the input items: none the provider does not hold, none held back, then exactly the pending ones."""
+    found = input_lanes(composed)
+    bags = {name: _bag(items) for name, items in model.consumable.items()}
+    made_up = [item for name, items in found.items() for item in items if _bag([item]) - bags.get(name, Counter())]
+    check(R.S4_1_HOLDS_ALL_PROMPT_CONTEXT, not made_up, "input items the provider never held", received=made_up, expected=[])
+    carried = sum(map(len, found.values()))
+    pending = sum(map(len, model.consumable.values()))
+    check(
+        R.S4_3_CONSUMABLE_FOR_LLM,
+        carried >= pending,
+        "pending Consumable items were held back",
+        received=found,
+        expected=model.consumable,
+    )
+    expect_request(composed, model.session, model.consumable, instructions=R.S4_3_SESSION_PERSISTENT_ACROSS_CALLS)
+
+
 def compose_and_check(execution: Execution, model: Model) -> None:
     """Compose: the state is unchanged, and the request carries every Session item and every pending Consumable."""
     composed = execution.compose()
     check_state(execution, model)
-    wanted = {name: list(items) for name, items in model.consumable.items()}
-    rid = charge(sum(map(len, input_lanes(composed).values())), sum(map(len, wanted.values())))
-    expect_request(composed, model.session, wanted, instructions_requirement=EVERY_CALL, input_requirement=rid)
+    check_lanes(composed, model)
     model.pending = {name: len(items) for name, items in model.consumable.items() if items}
 
 
-@requirement(EVERY_CALL, SESSION_KEPT, CLEARED, KEPT, IN_INPUT, "content-provider/4.3/consumable-for-llm")
-@requirement("content-provider/4.3/session-in-instructions")
+@requirement(
+    R.S4_3_SESSION_PERSISTENT_ACROSS_CALLS,
+    R.S4_3_SESSION_NOT_CLEARED,
+    R.S4_3_CONSUMABLE_CLEARED_AFTER_DELIVERY,
+    R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED,
+    R.S4_3_CONSUMABLE_IN_INPUT_ITEMS,
+    R.S4_3_CONSUMABLE_FOR_LLM,
+    R.S4_1_HOLDS_ALL_PROMPT_CONTEXT,
+    R.S3_SEPARATE_PERSISTENT_AND_CONSUMABLE,
+    R.S4_2_MULTIPLE_REGISTERS,
+    R.S4_2_ORDERED_LINE_ITEMS,
+    R.S5_3_STATE_HOLDERS_ONLY,
+)
 @given(actions=ACTIONS)
 def test_every_request_carries_the_session_items_and_the_undelivered_consumables(
     implementation: Implementation, actions: list[tuple[str, str, str]]
@@ -146,17 +195,19 @@ def test_every_request_carries_the_session_items_and_the_undelivered_consumables
         for name in CONSUMABLE_NAMES:
             execution.add(name, "Consumable")
         model = Model()
+        check_state(execution, model)
         for serial, action in enumerate(actions):
             run(execution, model, action, serial)
         compose_and_check(execution, model)
 
 
-@requirement(KEPT, CLEARED)
+@requirement(R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED, R.S4_3_CONSUMABLE_CLEARED_AFTER_DELIVERY)
 @given(texts=st.lists(MOTIF, min_size=1, max_size=6), records=st.integers(0, 3), failures=st.integers(1, 4))
 def test_failed_deliveries_keep_every_consumable(
     implementation: Implementation, texts: list[str], records: int, failures: int
 ) -> None:
     """However often delivery fails, nothing is cleared and every retry composes the same request; success then clears."""
+    kept = R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED
     with fresh_execution(implementation) as execution:
         execution.add("Inbox", "Consumable")
         for n, text in enumerate(texts):
@@ -166,50 +217,60 @@ def test_failed_deliveries_keep_every_consumable(
         before, first = execution.registers(), execution.compose()
         for _ in range(failures):
             execution.failed()
-            require(execution.registers() == before, KEPT, f"a failed delivery changed the provider to {execution.document()}")
-            retry = execution.compose(KEPT)
-            require(retry == first, KEPT, f"the retry composed {retry}, the first attempt {first}")
+            check_equal(kept, execution.registers(), before, "the provider after a failed delivery")
+            check_equal(kept, execution.compose(kept), first, "the retried request")
         execution.delivered()
-        require(execution.compose()["input"] == [], CLEARED, "a successful delivery left consumables in the next request")
+        cleared = R.S4_3_CONSUMABLE_CLEARED_AFTER_DELIVERY
+        again = execution.compose(cleared)["input"]
+        left = [item for item in again if item in first["input"]]
+        check(cleared, not left, "the next request carries items the delivered one carried", received=left, expected=[])
 
 
 @requirement(
-    "content-provider/7.2/one-trace-per-invocation",
-    "content-provider/7.2/multiple-traces",
-    "content-provider/7.3/order-implies-invocation-order",
-    "content-provider/7.3/token-totals",
-    "content-provider/7.3/summary-data",
-    "content-provider/7.4/steps-capture-diagnostics",
+    R.S7_3_LIST_OF_TRACES,
+    R.S7_3_STEPS_LIST,
+    R.S7_2_MULTIPLE_TRACES,
+    R.S7_3_ORDER_IMPLIES_INVOCATION_ORDER,
+    R.S7_3_TOKEN_TOTALS,
+    R.S7_3_SUMMARY_DATA,
+    R.S7_4_STEPS_CAPTURE_DIAGNOSTICS,
 )
 @given(invocations=st.lists(st.tuples(STEPS, TOKENS), min_size=1, max_size=5))
 def test_traces_count_invocations_in_order(implementation: Implementation, invocations: list[tuple[list[Json], Json]]) -> None:
     """Each invocation leaves one trace, numbered and listed in invocation order, with its own steps, totals and summary."""
     with fresh_execution(implementation) as execution:
+        check_equal(R.S7_3_LIST_OF_TRACES, execution.traces(), [], "the traces of a new execution")
         for n, (steps, tokens) in enumerate(invocations, start=1):
-            require(execution.begin() == n, "content-provider/7.3/order-implies-invocation-order", f"invocation {n} misnumbered")
+            check_equal(R.S7_3_ORDER_IMPLIES_INVOCATION_ORDER, execution.begin(), n, f"the number of invocation {n}")
             for step in steps:
                 execution.step(step)
             execution.end(tokens, {"turn": n})
         found = [{k: t.get(k) for k in ("invocation", "steps", "tokens", "summary")} for t in execution.traces()]
     expected = [{"invocation": n, "steps": s, "tokens": t, "summary": {"turn": n}} for n, (s, t) in enumerate(invocations, 1)]
-    require(
-        len(found) == len(expected), "content-provider/7.2/multiple-traces", f"{len(expected)} invocations, {len(found)} traces"
-    )
+    check_equal(R.S7_2_MULTIPLE_TRACES, len(found), len(expected), "the number of traces, one per invocation")
     for got, want in zip(found, expected, strict=True):
-        differing = [name for name in TRACE_FIELDS if got[name] != want[name]]
-        rid = TRACE_FIELDS[differing[0]] if differing else "content-provider/7.3/token-totals"
-        require(got == want, rid, f"trace {got}\nexpected {want}")
+        listed = got["steps"]
+        check(
+            R.S7_3_STEPS_LIST,
+            _bag(listed) == _bag(want["steps"]),
+            "a trace lists other steps",
+            received=listed,
+            expected=want["steps"],
+        )
+        for name, rid in TRACE_FIELDS.items():
+            check_equal(rid, got[name], want[name], f"the {name} of trace {want['invocation']}")
 
 
-@requirement("content-provider/7.4/step-schema-deferred")
+@requirement(R.S7_4_STEP_SCHEMA_DEFERRED)
 @given(step=st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=6))
 def test_any_json_object_is_a_step(implementation: Implementation, step: Json) -> None:
     """Whatever JSON object a step is, it is accepted and read back unchanged."""
     with fresh_execution(implementation) as execution:
-        execution.begin()
-        execution.step(step, "content-provider/7.4/step-schema-deferred")
-        found = execution.traces()[0]["steps"]
-    require(found == [step], "content-provider/7.4/step-schema-deferred", f"added {step}, read back {found}")
+        number = execution.begin()
+        execution.step(step, R.S7_4_STEP_SCHEMA_DEFERRED)
+        execution.end({"prompt": 0, "completion": 0, "total": 0}, {})
+        found = [trace["steps"] for trace in execution.traces() if trace["invocation"] == number]
+    check_equal(R.S7_4_STEP_SCHEMA_DEFERRED, found, [[step]], "the steps read back")
 
 
 providers = st.lists(
@@ -217,26 +278,28 @@ providers = st.lists(
 ).map(lambda registers_: [(f"Register {n}", c, items) for n, (c, items) in enumerate(registers_)])
 
 
-@requirement(ROUND_TRIP, "content-provider/5.3/state-holders-only")
+@requirement(R.S6_2_PERSIST_AND_REHYDRATE, R.S5_3_STATE_HOLDERS_ONLY, R.S4_2_MULTIPLE_REGISTERS)
 @given(plan=providers, records=st.integers(0, 3))
 def test_rehydrate_of_persist_is_the_identity(
     implementation: Implementation, plan: list[tuple[str, str, list[str]]], records: int
 ) -> None:
     """Any provider, persisted and rehydrated (from its session id and from its serialized form), is equal to itself."""
+    round_trip = R.S6_2_PERSIST_AND_REHYDRATE
     with fresh_execution(implementation) as execution:
         for name, classification, items in plan:
             execution.add(name, classification)
             for item in items:
-                execution.append(name, item, "content-provider/5.3/state-holders-only")
+                execution.append(name, item, R.S5_3_STATE_HOLDERS_ONLY)
         for n in range(records):
             execution.record(tool_call(n))
         original, session = execution.registers(), new_id("session")
         saved = execution.persist(session)
     expected = {key(name): {"name": name, "classification": c, "items": items} for name, c, items in plan}
     kept = {k: v for k, v in original.items() if k != key(MANIFEST)}
-    require(kept == expected, "content-provider/5.3/state-holders-only", f"the provider holds {kept}, given {expected}")
-    require(registers(saved) == original, ROUND_TRIP, f"persist answered {saved}, the provider was {original}")
+    check_equal(R.S4_2_MULTIPLE_REGISTERS, sorted(kept), sorted(expected), "the registers the provider holds")
+    check_equal(R.S5_3_STATE_HOLDERS_ONLY, kept, expected, "the registers the provider holds")
+    check_equal(round_trip, registers(saved), original, "the provider persist answered")
     for source in ({"sessionId": session}, {"provider": saved}):
-        copy = rehydrated(implementation, ROUND_TRIP, **source)
-        require(copy.registers() == original, ROUND_TRIP, f"rehydrated from {sorted(source)}: {copy.document()}")
+        copy = rehydrated(implementation, round_trip, **source)
+        check_equal(round_trip, copy.registers(round_trip), original, f"the provider rehydrated from {next(iter(source))}")
         copy.end_execution()

@@ -7,17 +7,17 @@ from typing import Final
 
 import pytest
 
-from ctxconform.conformance.suites.content_provider.client import MANIFEST, Execution, key, require, tool_call
+from ctxconform.conformance.suites.content_provider import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.content_provider.client import MANIFEST, Execution, key, tool_call
+from ctxconform.conformance.testing import check, check_equal, requirement
 
-requirement = pytest.mark.requirement
-
-CLASSIFIED: Final = "content-provider/4.2/classified"
-STABLE: Final = "content-provider/4.2/stable-name"
-ORDERED: Final = "content-provider/4.2/ordered-line-items"
-RECORDS: Final = "content-provider/4.4/manifest-records"
-EXACT: Final = "content-provider/5.3/state-holders-only"
-CONTAINMENT: Final = "content-provider/5.2/registers-only-containment"
-TWO: Final = "content-provider/3/exactly-two-classifications"
+CLASSIFIED: Final = R.S4_2_CLASSIFIED
+STABLE: Final = R.S4_2_STABLE_NAME
+ORDERED: Final = R.S4_2_ORDERED_LINE_ITEMS
+RECORDS: Final = R.S4_4_MANIFEST_RECORDS
+EXACT: Final = R.S5_3_STATE_HOLDERS_ONLY
+CONTAINMENT: Final = R.S5_2_REGISTERS_ONLY_CONTAINMENT
+TWO: Final = R.S3_EXACTLY_TWO_CLASSIFICATIONS
 
 EXACT_TEXTS: Final = [
     "  leading and trailing spaces  ",
@@ -37,33 +37,33 @@ EXACT_TEXTS: Final = [
 
 
 def unchanged(execution: Execution, before: Mapping[str, object], requirement_id: str, what: str) -> None:
-    """Fail `requirement_id` unless the provider is as it was."""
-    require(execution.registers() == before, requirement_id, f"{what} changed the provider")
+    """Check that the provider is as it was."""
+    check_equal(requirement_id, execution.registers(), before, f"the provider after {what}")
 
 
-@requirement("content-provider/4.4/manifest-required", "content-provider/4.4/manifest-consumable")
+@requirement(R.S4_4_MANIFEST_REQUIRED, R.S4_4_MANIFEST_CONSUMABLE)
 def test_a_new_provider_holds_an_empty_tool_call_manifest(execution: Execution) -> None:
     """A new provider has a register named ToolCallManifest, classified Consumable, with no records."""
-    found = execution.registers("content-provider/4.4/manifest-required")
-    require(key(MANIFEST) in found, "content-provider/4.4/manifest-required", f"a new provider has no {MANIFEST}: {found}")
+    found = execution.registers(R.S4_4_MANIFEST_REQUIRED)
+    check(R.S4_4_MANIFEST_REQUIRED, key(MANIFEST) in found, f"a new provider has no {MANIFEST}", received=sorted(found))
     manifest = found[key(MANIFEST)]
-    require(manifest["name"] == MANIFEST, "content-provider/4.4/manifest-required", f"the manifest is named {manifest['name']!r}")
-    require(manifest["classification"] == "Consumable", "content-provider/4.4/manifest-consumable", f"manifest: {manifest}")
-    require(manifest["items"] == [], "content-provider/4.4/manifest-required", f"a new manifest holds {manifest['items']}")
+    check_equal(R.S4_4_MANIFEST_REQUIRED, manifest["name"], MANIFEST, "the name of the manifest")
+    check_equal(R.S4_4_MANIFEST_CONSUMABLE, manifest["classification"], "Consumable", "the classification of the manifest")
+    check_equal(R.S4_4_MANIFEST_REQUIRED, manifest["items"], [], "the records of a new manifest")
 
 
-@requirement("content-provider/4.2/multiple-registers", CLASSIFIED)
+@requirement(R.S4_2_MULTIPLE_REGISTERS, CLASSIFIED)
 def test_registers_of_both_classifications_are_kept_apart(execution: Execution) -> None:
     """Several registers of both classifications each keep their own classification and items."""
     plan = {"Persona": "Session", "Rules": "Session", "Inbox": "Consumable", "Retrieved": "Consumable"}
     for name, classification in plan.items():
-        added = execution.add(name, classification, "content-provider/4.2/multiple-registers")
-        require(added == {"name": name, "classification": classification, "items": []}, CLASSIFIED, f"added: {added}")
+        added = execution.add(name, classification, R.S4_2_MULTIPLE_REGISTERS)
+        check_equal(CLASSIFIED, added, {"name": name, "classification": classification, "items": []}, "the register added")
         execution.append(name, f"{name} item")
     found = execution.registers()
     for name, classification in plan.items():
         expected = {"name": name, "classification": classification, "items": [f"{name} item"]}
-        require(found.get(key(name)) == expected, "content-provider/4.2/multiple-registers", f"{name}: {found.get(key(name))}")
+        check_equal(R.S4_2_MULTIPLE_REGISTERS, found.get(key(name)), expected, f"register {name}")
 
 
 @requirement(TWO)
@@ -72,7 +72,7 @@ def test_only_two_classifications_are_accepted(execution: Execution, classificat
     """A register of any classification but Session or Consumable is refused with UNKNOWN_CLASSIFICATION."""
     before = execution.registers()
     outcome = execution.send(
-        "add_register", {"executionId": execution.execution_id, "name": "Notes", "classification": classification}
+        "add_register", {"executionId": execution.execution_id, "name": "Notes", "classification": classification}, serves=TWO
     )
     outcome.refused(TWO, "UNKNOWN_CLASSIFICATION")
     unchanged(execution, before, TWO, f"add_register with classification {classification!r}")
@@ -85,11 +85,13 @@ def test_asking_for_a_register_again_gives_it_unchanged(execution: Execution, ag
     execution.add("Notes", "Session")
     execution.append("Notes", "first")
     found = execution.add(again, "Session", STABLE)
-    require(
-        found == {"name": "Notes", "classification": "Session", "items": ["first"]}, STABLE, f"add_register({again!r}): {found}"
-    )
+    expected = {"name": "Notes", "classification": "Session", "items": ["first"]}
+    check_equal(STABLE, found, expected, f"the register add_register({again!r}) answered")
     names = [register["name"] for register in execution.document()["registers"]]
-    require(names.count("Notes") == 1 and (again == "Notes" or again not in names), STABLE, f"registers: {names}")
+    check(
+        STABLE, names.count("Notes") == 1 and (again == "Notes" or again not in names), "a register name changed", received=names
+    )
+    check(CLASSIFIED, names.count("Notes") == 1, "asking again made another register", received=names)
 
 
 @requirement(CLASSIFIED)
@@ -99,19 +101,20 @@ def test_asking_with_the_other_classification_is_a_conflict(execution: Execution
     execution.add("Notes", first)
     execution.append("Notes", "kept")
     before = execution.registers()
-    outcome = execution.call("add_register", name="NOTES", classification=then)
+    outcome = execution.op("add_register", name="NOTES", classification=then)
     outcome.refused(CLASSIFIED, "CLASSIFICATION_CONFLICT")
     unchanged(execution, before, CLASSIFIED, "a conflicting add_register")
 
 
-@requirement("content-provider/4.4/manifest-consumable")
+@requirement(R.S4_4_MANIFEST_CONSUMABLE, STABLE)
 def test_the_manifest_is_never_session_context(execution: Execution) -> None:
     """The ToolCallManifest asked for as Session is a conflict; as Consumable (in any case) it is the manifest."""
-    rid = "content-provider/4.4/manifest-consumable"
+    rid = R.S4_4_MANIFEST_CONSUMABLE
     for name in (MANIFEST, "toolcallmanifest"):
-        execution.call("add_register", name=name, classification="Session").refused(rid, "CLASSIFICATION_CONFLICT")
+        execution.op("add_register", name=name, classification="Session").refused(rid, "CLASSIFICATION_CONFLICT")
     found = execution.add("TOOLCALLMANIFEST", "Consumable", rid)
-    require(found == {"name": MANIFEST, "classification": "Consumable", "items": []}, rid, f"the manifest: {found}")
+    check_equal(STABLE, found["name"], MANIFEST, "the name of the manifest add_register answered")
+    check_equal(rid, found, {"name": MANIFEST, "classification": "Consumable", "items": []}, "the manifest add_register answered")
 
 
 @requirement(STABLE)
@@ -121,7 +124,7 @@ def test_blank_register_names_are_refused(execution: Execution, name: str) -> No
     before = execution.registers()
     for classification in ("Session", "Consumable"):
         args = {"executionId": execution.execution_id, "name": name, "classification": classification}
-        execution.send("add_register", args).refused(STABLE, "BLANK_NAME")
+        execution.send("add_register", args, serves=STABLE).refused(STABLE, "BLANK_NAME")
     unchanged(execution, before, STABLE, f"add_register({name!r})")
 
 
@@ -130,16 +133,17 @@ def test_a_register_keeps_its_name_through_everything(execution: Execution) -> N
     """A register keeps the name it was created with through appends in other cases, composing and delivery."""
     execution.add("Mixed Case Name", "Consumable")
     answer = execution.append("mixed case name", "one")
-    require(answer["register"] == "Mixed Case Name", STABLE, f"append_item answered register {answer['register']!r}")
+    check_equal(STABLE, answer["register"], "Mixed Case Name", "the register append_item answered")
     composed = execution.compose()
-    require([i["register"] for i in composed["input"] if i["type"] == "text"] == ["Mixed Case Name"], STABLE, f"{composed}")
+    named = [i["register"] for i in composed["input"] if i["type"] == "text"]
+    check_equal(STABLE, named, ["Mixed Case Name"], "the register the input items name")
     execution.delivered()
     execution.append("MIXED CASE NAME", "two")
     found = execution.registers()[key("Mixed Case Name")]
-    require(found["name"] == "Mixed Case Name", STABLE, f"the register is now named {found['name']!r}")
+    check_equal(STABLE, found["name"], "Mixed Case Name", "the register's name after a delivery and another append")
 
 
-@requirement(ORDERED, "content-provider/4.2/items-accumulate")
+@requirement(ORDERED, R.S4_2_ITEMS_ACCUMULATE)
 @pytest.mark.parametrize("classification", ["Session", "Consumable"])
 def test_items_come_back_in_the_order_they_were_appended(execution: Execution, classification: str) -> None:
     """Appended items, duplicates included, come back in append order, each append adding one."""
@@ -147,9 +151,9 @@ def test_items_come_back_in_the_order_they_were_appended(execution: Execution, c
     texts = [f"entry {n % 7}" for n in range(25)]
     for count, text in enumerate(texts, start=1):
         answer = execution.append("Log", text)
-        require(answer["count"] == count, "content-provider/4.2/items-accumulate", f"after {count} appends: {answer}")
+        check_equal(R.S4_2_ITEMS_ACCUMULATE, answer["count"], count, f"the count after {count} appends")
     found = execution.registers()[key("Log")]["items"]
-    require(found == texts, ORDERED, f"appended {texts}, got {found}")
+    check_equal(ORDERED, found, texts, "the items read back")
 
 
 @requirement(EXACT)
@@ -160,15 +164,14 @@ def test_items_are_kept_exactly_as_given(execution: Execution, classification: s
     for text in EXACT_TEXTS:
         execution.append("Exact", text, EXACT)
     found = execution.registers()[key("Exact")]["items"]
-    differing = [i for i, (a, b) in enumerate(zip(found, EXACT_TEXTS, strict=False)) if a != b]
-    require(found == EXACT_TEXTS, EXACT, f"{len(found)} items for {len(EXACT_TEXTS)}; differing at {differing[:5]}")
+    check_equal(EXACT, found, EXACT_TEXTS, "the items read back")
 
 
 @requirement(CLASSIFIED)
 def test_appending_to_a_register_that_does_not_exist_is_refused(execution: Execution) -> None:
     """An item cannot land in a register nobody created (and so classified): REGISTER_NOT_FOUND, nothing added."""
     before = execution.registers()
-    execution.call("append_item", register="Nowhere", text="lost").refused(CLASSIFIED, "REGISTER_NOT_FOUND")
+    execution.op("append_item", register="Nowhere", text="lost").refused(CLASSIFIED, "REGISTER_NOT_FOUND")
     unchanged(execution, before, CLASSIFIED, "append_item to an unknown register")
 
 
@@ -179,9 +182,9 @@ def test_tool_calls_are_recorded_with_their_four_fields_in_order(execution: Exec
     records[1] = {**records[1], "outputJson": '{"text": "caf\\u00e9 ☕\\nline"}', "parametersJson": "[1, 2.5, null]"}
     for count, record in enumerate(records, start=1):
         answer = execution.record(record)
-        require(answer["count"] == count, RECORDS, f"after {count} records: {answer}")
+        check_equal(RECORDS, answer["count"], count, f"the count after {count} records")
     found = execution.registers()[key(MANIFEST)]["items"]
-    require(found == records, RECORDS, f"recorded {records}, the manifest holds {found}")
+    check_equal(RECORDS, found, records, "the records the manifest holds")
 
 
 @requirement(RECORDS)
@@ -189,7 +192,7 @@ def test_text_cannot_be_appended_to_the_manifest(execution: Execution) -> None:
     """The ToolCallManifest holds tool call records only: a text item is refused and the manifest is unchanged."""
     execution.record(tool_call(1))
     before = execution.registers()
-    execution.call("append_item", register=MANIFEST, text="not a record").refused(
+    execution.op("append_item", register=MANIFEST, text="not a record").refused(
         RECORDS, "MANIFEST_RECORDS_ONLY", "INVALID_REQUEST"
     )
     unchanged(execution, before, RECORDS, "a text item offered to the manifest")
@@ -211,14 +214,14 @@ def test_an_item_that_is_a_container_is_refused(execution: Execution, item: obje
     execution.add("Outer", "Session")
     before = execution.registers()
     args = {"executionId": execution.execution_id, "register": "Outer", "text": item}
-    execution.send("append_item", args, CONTAINMENT).refused(CONTAINMENT)
+    execution.send("append_item", args, serves=CONTAINMENT).refused(CONTAINMENT)
     unchanged(execution, before, CONTAINMENT, "a container offered as an item")
 
 
-@requirement("content-provider/5.2/composed-solely-of-registers")
+@requirement(R.S5_2_COMPOSED_SOLELY_OF_REGISTERS)
 def test_the_serialized_provider_holds_registers_and_nothing_else(execution: Execution) -> None:
     """After items, a composed request, a failed delivery and a trace, the serialized provider is still {registers}."""
-    rid = "content-provider/5.2/composed-solely-of-registers"
+    rid = R.S5_2_COMPOSED_SOLELY_OF_REGISTERS
     execution.add("Persona", "Session")
     execution.append("Persona", "p")
     execution.record(tool_call(1))
@@ -226,4 +229,4 @@ def test_the_serialized_provider_holds_registers_and_nothing_else(execution: Exe
     execution.failed()
     execution.begin()
     document = execution.document(rid)
-    require(set(document) == {"registers"}, rid, f"the serialized provider holds {sorted(document)}")
+    check_equal(rid, sorted(document), ["registers"], "the fields of the serialized provider")

@@ -2,59 +2,71 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from ctxconform.conformance._data import fixtures_dir
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._schemas import schema_errors
-from ctxconform.conformance.exceptions import RequirementFailure
-from ctxconform.conformance.suites.content_provider.client import CODES, SEPARATE, SPEC, Execution, appears_in_order, key, new_id
+from ctxconform.conformance.suites.content_provider.client import SPEC, Execution, appears_in_order, key, new_id
+from ctxconform.conformance.testing import (
+    Checked,
+    GoldenPart,
+    GoldenScript,
+    GoldenStep,
+    Implementation,
+    fixtures_dir,
+    golden_params,
+    load_script,
+    replay_script,
+    schema_errors,
+)
 
-requirement = pytest.mark.requirement
 Json = dict[str, Any]
 
-SESSION_KEPT: Final = "content-provider/4.3/session-not-cleared"
-KEPT: Final = "content-provider/4.3/consumable-kept-until-delivered"
-CLEARED: Final = "content-provider/4.3/consumable-cleared-after-delivery"
-SCRIPTS: Final = sorted((fixtures_dir() / SPEC).glob("*.json"))
-# What a difference in a step's answer breaks, by operation (a step may name another).
-BY_OP: Final = {
-    "create_provider": "content-provider/4.4/manifest-required",
-    "get_provider": "content-provider/4.2/ordered-line-items",
-    "add_register": "content-provider/4.2/classified",
-    "append_item": "content-provider/4.2/items-accumulate",
-    "record_tool_call": "content-provider/4.4/manifest-records",
-    "compose": "content-provider/4.3/consumable-in-input-items",
-    "mark_delivered": "content-provider/4.3/consumable-cleared-after-delivery",
-    "mark_failed": "content-provider/4.3/consumable-kept-until-delivered",
-    "begin_trace": "content-provider/7.3/order-implies-invocation-order",
-    "add_trace_step": "content-provider/7.4/steps-capture-diagnostics",
-    "end_trace": "content-provider/7.3/token-totals",
-    "get_traces": "content-provider/7.3/list-of-traces",
-    "persist": "content-provider/6.2/persist-and-rehydrate",
-    "rehydrate": "content-provider/6.2/persist-and-rehydrate",
-    "end_execution": "content-provider/5.1/one-provider-per-execution",
-}
+# Every code error.json allows; another code is recorded as a bare refusal.
+CODES: Final = frozenset(
+    {
+        "UNKNOWN_CLASSIFICATION",
+        "CLASSIFICATION_CONFLICT",
+        "BLANK_NAME",
+        "MANIFEST_MISSING",
+        "MANIFEST_RECORDS_ONLY",
+        "PROVIDER_EXISTS",
+        "PROVIDER_NOT_FOUND",
+        "REGISTER_NOT_FOUND",
+        "NO_PENDING_REQUEST",
+        "TRACE_OPEN",
+        "NO_OPEN_TRACE",
+        "SESSION_NOT_FOUND",
+        "INVALID_REQUEST",
+        "UNKNOWN_OP",
+    }
+)
+# Answers the registry accepts as equivalent, recorded as one token: 5.1's two readings of creating a provider for an
+# execution that has one, and the two codes a text item offered to the ToolCallManifest may be refused with.
+ANOTHER_PROVIDER: Final = "<refused or no-op>"
+RECORDS_ONLY: Final = "<refused: records only>"
+FOLDER: Final = fixtures_dir() / SPEC
+TRACE_PARTS: Final = ("steps", "tokens", "summary")  # compared one by one, after the invocations listed
+ABSENT: Final = "<absent>"  # a field a trace does not carry (an open trace's tokens and summary)
 
 
-class Script:
-    """One fixture's run: placeholders bound to fresh ids, answers normalized."""
+class Run:
+    """One replay of a script: placeholders bound to fresh ids, the executions that hold a provider, answers normalized."""
 
     def __init__(self, implementation: Implementation) -> None:
         self.implementation = implementation
         self.ids: dict[str, str] = {}
+        self.live: set[str] = set()
 
     def bind(self, args: Json) -> Json:
         """The step's arguments with `$placeholders` of executionId and sessionId replaced by this run's ids."""
         bound = dict(args)
-        for field in ("executionId", "sessionId"):
-            if isinstance(bound.get(field), str) and bound[field].startswith("$"):
-                bound[field] = self.ids.setdefault(bound[field], new_id(bound[field][1:]))
+        for name in ("executionId", "sessionId"):
+            if isinstance(bound.get(name), str) and bound[name].startswith("$"):
+                bound[name] = self.ids.setdefault(bound[name], new_id(bound[name][1:]))
         return bound
 
     def unbind(self, value: object) -> object:
@@ -62,35 +74,64 @@ class Script:
         names = {real: placeholder for placeholder, real in self.ids.items()}
         return names.get(value, value) if isinstance(value, str) else value
 
-    def answer(self, step: Json) -> object:
-        """Run one step and return its normalized answer."""
-        args = self.bind(step["args"])
-        provider = self._provider(args) if step["op"] == "compose" else {}
-        outcome = Execution(self.implementation, args["executionId"]).send(step["op"], args)
-        token = (step.get("readings") or {}).get("ok" if outcome.ok else str(outcome.code))
+    def answer(self, index: int, step: GoldenStep) -> Iterator[GoldenPart]:  # noqa: ARG002 - the replayer numbers the parts
+        """Run one step and cut its normalized answer into parts."""
+        args = self.bind(step.args)
+        execution = Execution(self.implementation, args["executionId"])
+        provider = self._provider(execution) if step.op == "compose" else {}
+        reading = self._reading(step.op, args)
+        outcome = execution.send(step.op, args)
+        self._track(step.op, args["executionId"], outcome)
+        token = reading(outcome)
         if token is not None:
-            return token
-        if not outcome.ok:
-            return {"error": outcome.code if outcome.code in CODES else "<refused>"}
-        return self.normalize(step["op"], outcome.result(), provider)
+            yield GoldenPart(name="answer", value=token)
+        elif not outcome.ok:
+            yield GoldenPart(name="answer", value={"error": outcome.code if outcome.code in CODES else "<refused>"})
+        else:
+            yield from self.parts(step.op, outcome.result, provider)
 
-    def _provider(self, args: Json) -> dict[str, Json]:
+    def _reading(self, op: str, args: Json) -> Callable[[Checked], str | None]:
+        if op in ("create_provider", "rehydrate") and args["executionId"] in self.live:
+            return lambda outcome: ANOTHER_PROVIDER if outcome.ok or outcome.code == "PROVIDER_EXISTS" else None
+        if op == "append_item" and isinstance(args.get("register"), str) and key(args["register"]) == "toolcallmanifest":
+            return lambda outcome: RECORDS_ONLY if outcome.code in ("MANIFEST_RECORDS_ONLY", "INVALID_REQUEST") else None
+        return lambda _outcome: None
+
+    def _track(self, op: str, execution_id: str, outcome: Checked) -> None:
+        if op in ("create_provider", "rehydrate") and outcome.ok:
+            self.live.add(execution_id)
+        elif op == "end_execution" and outcome.ok:
+            self.live.discard(execution_id)
+
+    def _provider(self, execution: Execution) -> dict[str, Json]:
         # The Session and Consumable items a composed request must carry are the provider's just before it.
-        reply = Execution(self.implementation, args["executionId"]).call("get_provider")
-        return {key(r["name"]): r for r in reply.result()["provider"]["registers"]} if reply.ok else {}
+        reply = execution.op("get_provider")
+        return {key(r["name"]): r for r in reply.result["provider"]["registers"]} if reply.ok else {}
 
-    def normalize(self, op: str, result: Json, provider: dict[str, Json]) -> object:
-        """The comparable form of a result."""
+    def parts(self, op: str, result: Json, provider: dict[str, Json]) -> Iterator[GoldenPart]:
+        """The parts of a result: a provider by register, a request by lane, traces by the fields the document defines."""
         if op == "compose":
-            return lanes(result, provider)
-        if op == "get_traces":
-            return [essentials(trace) for trace in result["traces"]]
-        if op == "end_trace":
-            return essentials(result)
-        out = {name: self.unbind(value) for name, value in result.items()}
-        if "provider" in out:
-            out["provider"] = sorted(result["provider"]["registers"], key=lambda r: key(r["name"]))
-        return out
+            for name, value in lanes(result, provider).items():
+                yield GoldenPart(name=name, value=value)
+        elif op == "get_traces":
+            traces = [essentials(trace) for trace in result["traces"]]
+            yield GoldenPart(name="count", value=len(traces))
+            yield GoldenPart(name="invocations", value=[{k: t.get(k, ABSENT) for k in ("invocation", "ended")} for t in traces])
+            for name in TRACE_PARTS:
+                yield GoldenPart(name=name, value=[trace.get(name, ABSENT) for trace in traces])
+        elif op == "end_trace":
+            trace = essentials(result)
+            yield GoldenPart(name="trace", value={k: trace.get(k, ABSENT) for k in ("invocation", "ended")})
+            for name in TRACE_PARTS:
+                yield GoldenPart(name=name, value=trace.get(name, ABSENT))
+        elif "provider" in result:
+            registers = sorted(result["provider"]["registers"], key=lambda r: key(r["name"]))
+            yield GoldenPart(name="answer", value={n: self.unbind(v) for n, v in result.items() if n != "provider"})
+            yield GoldenPart(name="registers", value=[r["name"] for r in registers])
+            for register in registers:
+                yield GoldenPart(name=key(register["name"]), value=register)
+        else:
+            yield GoldenPart(name="answer", value={name: self.unbind(value) for name, value in result.items()})
 
 
 def lanes(result: Json, provider: dict[str, Json]) -> Json:
@@ -119,55 +160,19 @@ def essentials(trace: Json) -> Json:
     return {name: trace[name] for name in ("invocation", "ended", "tokens", "summary", "steps") if name in trace}
 
 
-def check_fixture(script: Path, steps: list[Json]) -> None:
-    """Every step not marked invalid follows its request schema (a fixture bug otherwise)."""
-    for index, step in enumerate(steps):
-        errors = [] if step.get("invalid") else schema_errors(f"{SPEC}/{step['op']}.request.json", step["args"])
-        assert not errors, f"{script.name} step {index} ({step['op']}) breaks the request schema: {errors}"
+def checked_script(path: Path) -> GoldenScript:
+    """The script at `path`; every step not marked invalid follows its request schema (a fixture bug otherwise)."""
+    script = load_script(path)
+    for index, step in enumerate(script.steps):
+        errors = [] if step.invalid else schema_errors(f"{SPEC}/{step.op}.request.json", step.args)
+        if errors:
+            raise RuntimeError(f"{path.name} step {index} ({step.op}) breaks the request schema: {'; '.join(errors)}")
+    return script
 
 
-def parts(step: Json, answer: object, previous: str) -> list[tuple[str, object, str]]:
-    """An answer's parts, each with the requirement a difference in it breaks (a step's own requirement wins)."""
-    named = step.get("requirement")
-    if isinstance(answer, dict) and isinstance(answer.get("provider"), list):
-        registers = answer["provider"]
-        consumables = CLEARED if previous == "mark_delivered" else KEPT
-        found: list[tuple[str, object, str]] = [
-            ("answer", {k: v for k, v in answer.items() if k != "provider"}, BY_OP[step["op"]])
-        ]
-        found.append(("registers", [r["name"] for r in registers], "content-provider/4.2/multiple-registers"))
-        found += [(key(r["name"]), r, SESSION_KEPT if r["classification"] == "Session" else consumables) for r in registers]
-    elif step["op"] == "compose" and isinstance(answer, dict) and "instructions" in answer:
-        found = [
-            ("instructions", answer["instructions"], "content-provider/4.3/session-in-instructions"),
-            ("consumables_in_instructions", answer["consumables_in_instructions"], SEPARATE),
-            ("input", answer["input"], BY_OP["compose"]),
-        ]
-    else:
-        found = [("answer", answer, BY_OP[step["op"]])]
-    return [(name, value, named or rid) for name, value, rid in found]
-
-
-@requirement(*sorted(set(BY_OP.values())))
-@requirement(SESSION_KEPT, KEPT, CLEARED, SEPARATE, "content-provider/4.2/multiple-registers")
-@requirement("content-provider/5.1/one-provider-per-execution", "content-provider/4.3/session-in-instructions")
-@pytest.mark.parametrize("script", SCRIPTS, ids=[p.stem for p in SCRIPTS])
+@pytest.mark.parametrize("script", golden_params(FOLDER))
 def test_scripted_execution_matches_the_golden_snapshot(
     script: Path, implementation: Implementation, snapshot: SnapshotAssertion
 ) -> None:
     """A scripted execution's answers, normalized where the registry allows readings, match the golden snapshots step by step."""
-    steps = json.loads(script.read_text(encoding="utf-8"))["steps"]
-    check_fixture(script, steps)
-    run, compared, previous = Script(implementation), [], ""
-    for index, step in enumerate(steps):
-        compared += [
-            (f"{index:02d}-{step['op']}-{name}", value, rid) for name, value, rid in parts(step, run.answer(step), previous)
-        ]
-        previous = step["op"]
-    # Every part is compared (syrupy records each); the first that differs names the requirement it breaks.
-    differing = [(name, value, rid) for name, value, rid in compared if snapshot(name=name) != value]
-    if differing:
-        name, value, rid = differing[0]
-        raise RequirementFailure(
-            rid, f"{script.stem}: {', '.join(d[0] for d in differing[:8])} differ; {name} is {str(value)[:400]}"
-        )
+    replay_script(checked_script(script), Run(implementation).answer, snapshot)

@@ -2,44 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
-import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, rule, run_state_machine_as_test
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._inprocess import InProcessTransport
-from ctxconform.conformance.exceptions import RequirementFailure
+from ctxconform.conformance.suites.content_provider import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.content_provider.client import (
     MANIFEST,
     Execution,
-    Outcome,
     appears_in_order,
     input_lanes,
     new_id,
     registers,
     tool_call,
 )
+from ctxconform.conformance.testing import Checked, Implementation, check, check_equal, requirement
 from ctxconform.reference import Reference
 
 Json = dict[str, Any]
-
-CLASSIFIED: Final = "content-provider/4.2/classified"
-ORDERED: Final = "content-provider/4.2/ordered-line-items"
-RECORDS: Final = "content-provider/4.4/manifest-records"
-SESSION_KEPT: Final = "content-provider/4.3/session-not-cleared"
-CLEARED: Final = "content-provider/4.3/consumable-cleared-after-delivery"
-KEPT: Final = "content-provider/4.3/consumable-kept-until-delivered"
-EVERY_CALL: Final = "content-provider/4.3/session-persistent-across-calls"
-IN_INPUT: Final = "content-provider/4.3/consumable-in-input-items"
-SEPARATE: Final = "content-provider/3/separate-persistent-and-consumable"
-ONE_PROVIDER: Final = "content-provider/5.1/one-provider-per-execution"
-ONE_TRACE: Final = "content-provider/7.2/one-trace-per-invocation"
-ORDER: Final = "content-provider/7.3/order-implies-invocation-order"
-ROUND_TRIP: Final = "content-provider/6.2/persist-and-rehydrate"
 
 NAMES: Final = ["Persona", "persona", "PERSONA", "Inbox", "inbox", "Notes", "Scratch Pad", MANIFEST, "toolcallmanifest"]
 REGISTER_ARGS: Final = st.one_of(
@@ -53,57 +38,72 @@ TOKENS: Final = st.fixed_dictionaries(
     {"prompt": st.integers(0, 99), "completion": st.integers(0, 99), "total": st.integers(0, 199)}
 )
 
-# What a result that differs from the reference's breaks, by operation; and a refusal, by the reference's code.
+# What an answer that differs from the reference's breaks, by operation; and a refusal, by the reference's code.
 BY_OP: Final = {
-    "create_provider": "content-provider/4.4/manifest-required",
-    "get_provider": ONE_PROVIDER,
-    "compose": IN_INPUT,
-    "add_register": CLASSIFIED,
-    "append_item": ORDERED,
-    "record_tool_call": RECORDS,
-    "mark_delivered": CLEARED,
-    "mark_failed": KEPT,
-    "begin_trace": ORDER,
-    "add_trace_step": "content-provider/7.4/steps-capture-diagnostics",
-    "end_trace": "content-provider/7.3/token-totals",
-    "get_traces": ORDER,
-    "persist": ROUND_TRIP,
-    "rehydrate": ROUND_TRIP,
-    "end_execution": ONE_PROVIDER,
+    "create_provider": R.S5_1_ONE_PROVIDER_PER_EXECUTION,
+    "get_provider": R.S5_1_ONE_PROVIDER_PER_EXECUTION,
+    "compose": R.S4_3_CONSUMABLE_IN_INPUT_ITEMS,
+    "add_register": R.S4_2_CLASSIFIED,
+    "append_item": R.S4_2_ITEMS_ACCUMULATE,
+    "record_tool_call": R.S4_4_MANIFEST_RECORDS,
+    "mark_delivered": R.S4_3_CONSUMABLE_CLEARED_AFTER_DELIVERY,
+    "mark_failed": R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED,
+    "begin_trace": R.S7_3_LIST_OF_TRACES,  # a number other than the reference's: the execution's list is not its own
+    "add_trace_step": R.S7_3_STEPS_LIST,  # a step count other than the reference's: the trace's steps are not its own
+    "end_trace": R.S7_3_TOKEN_TOTALS,
+    "get_traces": R.S7_3_LIST_OF_TRACES,
+    "persist": R.S6_2_PERSIST_AND_REHYDRATE,
+    "rehydrate": R.S6_2_PERSIST_AND_REHYDRATE,
+    "end_execution": R.S5_1_ONE_PROVIDER_PER_EXECUTION,
 }
 BY_CODE: Final = {
-    "UNKNOWN_CLASSIFICATION": "content-provider/3/exactly-two-classifications",
-    "CLASSIFICATION_CONFLICT": CLASSIFIED,
-    "BLANK_NAME": "content-provider/4.2/stable-name",
-    "REGISTER_NOT_FOUND": CLASSIFIED,
-    "MANIFEST_RECORDS_ONLY": RECORDS,
-    "NO_PENDING_REQUEST": KEPT,
-    "TRACE_OPEN": ONE_TRACE,
-    "NO_OPEN_TRACE": ONE_TRACE,
-    "SESSION_NOT_FOUND": ROUND_TRIP,
-    "PROVIDER_NOT_FOUND": ONE_PROVIDER,
-    "PROVIDER_EXISTS": ONE_PROVIDER,
+    "UNKNOWN_CLASSIFICATION": R.S3_EXACTLY_TWO_CLASSIFICATIONS,
+    "CLASSIFICATION_CONFLICT": R.S4_2_CLASSIFIED,
+    "BLANK_NAME": R.S4_2_STABLE_NAME,
+    "REGISTER_NOT_FOUND": R.S4_2_CLASSIFIED,
+    "MANIFEST_RECORDS_ONLY": R.S4_4_MANIFEST_RECORDS,
+    "NO_PENDING_REQUEST": R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED,
+    "TRACE_OPEN": R.S7_2_ONE_TRACE_PER_INVOCATION,
+    "NO_OPEN_TRACE": R.S7_2_ONE_TRACE_PER_INVOCATION,
+    "SESSION_NOT_FOUND": R.S6_2_PERSIST_AND_REHYDRATE,
+    "PROVIDER_NOT_FOUND": R.S5_1_ONE_PROVIDER_PER_EXECUTION,
+    "PROVIDER_EXISTS": R.S5_1_ONE_PROVIDER_PER_EXECUTION,
 }
+# Operations that add or replace registers; after any other, a register that appears comes from the choreography.
+REGISTER_OPS: Final = frozenset({"create_provider", "add_register", "append_item", "record_tool_call", "rehydrate"})
+TRACE_FIELDS: Final = {
+    "ended": R.S7_2_ONE_TRACE_PER_INVOCATION,
+    "tokens": R.S7_3_TOKEN_TOTALS,
+    "summary": R.S7_3_SUMMARY_DATA,
+}
+
+
+class InProcessReference:
+    """The reference in this process with an in-memory store, answering through JSON copies: the oracle's transport."""
+
+    def __init__(self) -> None:
+        self.reference: Reference | None = None
+
+    def open(self) -> None:
+        """Build the reference."""
+        self.reference = Reference(store_url="memory:")
+
+    def exchange(self, message: dict[str, Any], timeout: float) -> object:  # noqa: ARG002 - in process, nothing to wait for
+        """Answer one protocol message."""
+        if self.reference is None:
+            raise RuntimeError("the oracle was called before it was opened")
+        return json.loads(json.dumps(self.reference.handle(json.loads(json.dumps(message)))))
+
+    def close(self, timeout: float) -> None:  # noqa: ARG002 - in process, nothing to wait for
+        """Drop the reference."""
+        self.reference = None
 
 
 def oracle() -> Implementation:
     """The reference, in memory, driven through the same protocol path as the implementation under test."""
-    reference = Implementation(
-        "oracle", InProcessTransport(lambda: Reference(store_url="memory:")), Path(tempfile.mkdtemp(prefix="ctxconform-oracle-"))
-    )
+    reference = Implementation("oracle", InProcessReference(), Path(tempfile.mkdtemp(prefix="ctxconform-oracle-")))
     reference.start()
     return reference
-
-
-def comparable(op: str, result: Json) -> Json:
-    """What two conforming implementations answer alike: registers by name, traces without additions."""
-    if "provider" in result:
-        return {**result, "provider": registers(result["provider"])}
-    if op == "get_traces":
-        return {"traces": [trace_essentials(t) for t in result["traces"]]}
-    if op == "end_trace":
-        return trace_essentials(result)
-    return result
 
 
 def trace_essentials(trace: Json) -> Json:
@@ -112,43 +112,118 @@ def trace_essentials(trace: Json) -> Json:
     return {name: trace.get(name) for name in fields}
 
 
-def agree(op: str, actual: Outcome, expected: Outcome) -> None:
-    """Fail with the right requirement unless the implementation answered as the reference did."""
+def comparable(op: str, result: Json) -> Json:
+    """What two conforming implementations answer alike, providers and traces aside (compared on their own)."""
+    if op == "end_trace":
+        return trace_essentials(result)
+    return {name: value for name, value in result.items() if name not in ("provider", "traces")}
+
+
+def agree(op: str, actual: Checked, expected: Checked) -> None:
+    """Check that the implementation answered as the reference did, its provider and traces charged by what differs."""
     if not expected.ok:
-        actual.refused(BY_CODE.get(str(expected.code), BY_OP.get(op, ONE_PROVIDER)), str(expected.code))
+        actual.refused(BY_CODE.get(str(expected.code), BY_OP.get(op, R.S5_1_ONE_PROVIDER_PER_EXECUTION)), str(expected.code))
         return
-    got, want = comparable(op, actual.result(BY_OP.get(op))), comparable(op, expected.result())
-    if got != want:
-        raise RequirementFailure(BY_OP[op], f"{op}: the implementation answered {got!r}, the reference {want!r}")
+    rid = BY_OP[op]
+    got = actual.expect(rid)
+    check_equal(rid, comparable(op, got), comparable(op, expected.raw), f"the answer to {op}, against the reference's")
+    if "provider" in got:
+        agree_on_state(op, registers(got["provider"]), registers(expected.raw["provider"]))
+    if "traces" in got:
+        agree_on_traces([trace_essentials(t) for t in got["traces"]], [trace_essentials(t) for t in expected.raw["traces"]])
 
 
 def agree_on_request(mine: Json, theirs: Json, provider: dict[str, Json]) -> None:
     """Compare two composed requests under every accepted reading: lanes by register, Session items verbatim in order."""
     got, want = input_lanes(mine), input_lanes(theirs)
-    if got != want:
-        held, expected = sum(map(len, got.values())), sum(map(len, want.values()))
-        rid = KEPT if held < expected else CLEARED if held > expected else IN_INPUT
-        raise RequirementFailure(rid, f"input items by register: {got}, the reference's {want}")
+    held, expected = sum(map(len, got.values())), sum(map(len, want.values()))
+    check(R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED, held >= expected, "input items are missing", received=got, expected=want)
+    check(R.S4_3_CONSUMABLE_CLEARED_AFTER_DELIVERY, held <= expected, "input items too many", received=got, expected=want)
+    check_equal(R.S4_3_CONSUMABLE_IN_INPUT_ITEMS, got, want, "the input items by register, against the reference's")
     for register in provider.values():
         texts = [item for item in register["items"] if isinstance(item, str)]
-        if register["classification"] == "Session" and not appears_in_order(mine["instructions"], texts):
-            raise RequirementFailure(EVERY_CALL, f"the instructions lack {register['name']}'s items {texts}")
-        if register["classification"] == "Consumable" and any(text in mine["instructions"] for text in texts):
-            raise RequirementFailure(SEPARATE, f"a Consumable item of {register['name']} is in the instructions")
+        if register["classification"] == "Session":
+            check(
+                R.S4_3_SESSION_PERSISTENT_ACROSS_CALLS,
+                appears_in_order(mine["instructions"], texts),
+                f"the instructions lack {register['name']}'s items",
+                received=mine["instructions"],
+                expected=texts,
+            )
+        else:
+            inside = [text for text in texts if text in mine["instructions"]]
+            check(
+                R.S3_SEPARATE_PERSISTENT_AND_CONSUMABLE, not inside, "Consumable items are in the instructions", received=inside
+            )
+
+
+def _bag(items: list[object]) -> Counter[str]:
+    return Counter(json.dumps(item, sort_keys=True) for item in items)
 
 
 def agree_on_state(op: str, mine: dict[str, Json], theirs: dict[str, Json]) -> None:
-    """After an operation both providers hold the same registers; a difference is charged by what changed it."""
-    for name in sorted(mine.keys() | theirs.keys()):
-        got, want = mine.get(name), theirs.get(name)
-        if got == want:
-            continue
-        if got is None or want is None or op in ("add_register", "append_item", "record_tool_call", "rehydrate"):
-            raise RequirementFailure(BY_OP.get(op, CLASSIFIED), f"after {op}, register {name}: {got}, the reference's {want}")
-        if want["classification"] == "Session":
-            raise RequirementFailure(SESSION_KEPT, f"after {op}, {want['name']} holds {got['items']}, not {want['items']}")
-        rid = KEPT if len(got["items"]) < len(want["items"]) else CLEARED
-        raise RequirementFailure(rid, f"after {op}, {want['name']} holds {got['items']}, not {want['items']}")
+    """After an operation both providers hold the same registers; a difference is charged by what it breaks."""
+    if op in ("persist", "rehydrate"):  # the provider saved or given back is not the one persisted
+        check_equal(R.S6_2_PERSIST_AND_REHYDRATE, mine, theirs, f"the provider {op} answered, against the reference's")
+        return
+    extra, missing = sorted(mine.keys() - theirs.keys()), sorted(theirs.keys() - mine.keys())
+    check(
+        R.S4_2_MULTIPLE_REGISTERS,
+        not missing,
+        f"after {op}, registers are missing",
+        received=sorted(mine),
+        expected=sorted(theirs),
+    )
+    appeared = R.S4_2_CLASSIFIED if op in REGISTER_OPS else R.S3_INDEPENDENT_OF_CHOREOGRAPHY
+    check(appeared, not extra, f"after {op}, registers appeared", received=sorted(mine), expected=sorted(theirs))
+    for name in sorted(theirs):
+        got, want = mine[name], theirs[name]
+        check_equal(R.S4_2_STABLE_NAME, got["name"], want["name"], f"the name of register {want['name']} after {op}")
+        check_equal(R.S4_2_CLASSIFIED, got["classification"], want["classification"], f"the classification of {want['name']}")
+        agree_on_items(op, got["items"], want["items"], want)
+
+
+def agree_on_items(op: str, held: list[object], expected: list[object], register: Json) -> None:
+    """A register's items: none missing, none left over, each exact, in order."""
+    what = f"the items of {register['name']} after {op}"
+    session = register["classification"] == "Session"
+    fewer = R.S4_3_SESSION_NOT_CLEARED if session else R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED
+    more = R.S4_2_ITEMS_ACCUMULATE if session else R.S4_3_CONSUMABLE_CLEARED_AFTER_DELIVERY
+    if op in ("append_item", "record_tool_call", "rehydrate"):  # items were added: a shortfall is in the adding
+        fewer = R.S4_2_ITEMS_ACCUMULATE
+    check(fewer, len(held) >= len(expected), f"{what} lack items", received=held, expected=expected)
+    check(more, len(held) <= len(expected), f"{what} are too many", received=held, expected=expected)
+    check(R.S5_3_STATE_HOLDERS_ONLY, _bag(held) == _bag(expected), f"{what} are not as given", received=held, expected=expected)
+    check_equal(R.S4_2_ORDERED_LINE_ITEMS, held, expected, f"the order of {what}")
+
+
+def agree_on_traces(mine: list[Json], theirs: list[Json]) -> None:
+    """Both executions list the same traces; a difference is charged by what it breaks."""
+    numbers, wanted = [t["invocation"] for t in mine], [t["invocation"] for t in theirs]
+    check(
+        R.S7_3_LIST_OF_TRACES,
+        len(mine) <= len(theirs),
+        "traces of other executions are listed",
+        received=numbers,
+        expected=wanted,
+    )
+    open_ = [t["invocation"] for t in theirs if not t["ended"]]
+    shown = [t["invocation"] for t in mine if not t["ended"]]
+    check_equal(R.S7_1_DIAGNOSTIC_VISIBILITY, shown, open_, "the open traces listed")
+    check(R.S7_2_MULTIPLE_TRACES, len(mine) >= len(theirs), "traces are missing", received=numbers, expected=wanted)
+    check_equal(R.S7_3_ORDER_IMPLIES_INVOCATION_ORDER, numbers, wanted, "the invocations the traces are listed for")
+    for got, want in zip(mine, theirs, strict=True):
+        steps, expected = got["steps"], want["steps"]
+        check(
+            R.S7_3_STEPS_LIST,
+            _bag(steps) == _bag(expected),
+            f"trace {want['invocation']} lists other steps",
+            received=steps,
+            expected=expected,
+        )
+        check_equal(R.S7_4_STEPS_CAPTURE_DIAGNOSTICS, steps, expected, f"the steps of trace {want['invocation']}")
+        for name, rid in TRACE_FIELDS.items():
+            check_equal(rid, got.get(name), want.get(name), f"the {name} of trace {want['invocation']}")
 
 
 class ContentProviderMachine(RuleBasedStateMachine):
@@ -164,25 +239,25 @@ class ContentProviderMachine(RuleBasedStateMachine):
         self.live: set[str] = set()
         self.serial = 0
 
-    def call(self, op: str, execution_id: str, *, valid: bool = True, **fields: object) -> tuple[Outcome, Outcome]:
+    def call(self, op: str, execution_id: str, *, valid: bool = True, **fields: object) -> tuple[Checked, Checked]:
         """Make one call on both (checked against the request schema unless meant to be invalid), compare, then the providers."""
         if valid:
-            mine = Execution(self.implementation, execution_id).call(op, **fields)
+            mine = Execution(self.implementation, execution_id).request(op, fields)
         else:
             mine = Execution(self.implementation, execution_id).send(op, {"executionId": execution_id, **fields})
         theirs = Execution(self.reference, execution_id).send(op, {"executionId": execution_id, **fields})
         agree(op, mine, theirs)
-        if (op != "end_execution" and theirs.ok) or op == "rehydrate":
+        if (op not in ("end_execution", "get_provider") and theirs.ok) or op == "rehydrate":
             self.compare_state(op, execution_id)
         return mine, theirs
 
     def compare_state(self, op: str, execution_id: str) -> None:
         """Compare the execution's provider and traces on both sides."""
         for read in ("get_provider", "get_traces"):
-            mine = Execution(self.implementation, execution_id).call(read)
-            theirs = Execution(self.reference, execution_id).call(read)
+            mine = Execution(self.implementation, execution_id).op(read)
+            theirs = Execution(self.reference, execution_id).op(read)
             if read == "get_provider" and mine.ok and theirs.ok:
-                agree_on_state(op, registers(mine.result()["provider"]), registers(theirs.result()["provider"]))
+                agree_on_state(op, registers(mine.result["provider"]), registers(theirs.raw["provider"]))
             else:
                 agree(read, mine, theirs)
 
@@ -228,12 +303,12 @@ class ContentProviderMachine(RuleBasedStateMachine):
     @rule(execution_id=executions)
     def compose(self, execution_id: str) -> None:
         """Compose the next request on both and compare it under every reading."""
-        mine, theirs = (Execution(side, execution_id).call("compose") for side in (self.implementation, self.reference))
+        mine, theirs = (Execution(side, execution_id).op("compose") for side in (self.implementation, self.reference))
         if not theirs.ok:
             agree("compose", mine, theirs)
             return
-        provider = registers(Execution(self.reference, execution_id).call("get_provider").result()["provider"])
-        agree_on_request(mine.result(IN_INPUT), theirs.result(), provider)
+        provider = registers(Execution(self.reference, execution_id).op("get_provider").raw["provider"])
+        agree_on_request(mine.expect(R.S4_3_CONSUMABLE_IN_INPUT_ITEMS), theirs.raw, provider)
         self.compare_state("compose", execution_id)
 
     @rule(execution_id=executions, delivered=st.booleans())
@@ -283,28 +358,36 @@ class ContentProviderMachine(RuleBasedStateMachine):
         """End what this run created, so the implementation stays small."""
         for execution_id in self.live:
             for side in (self.implementation, self.reference):
-                Execution(side, execution_id).call("end_execution")
+                Execution(side, execution_id).op("end_execution")
 
 
-@pytest.mark.requirement(
-    "content-provider/4.4/manifest-required",
-    CLASSIFIED,
-    ORDERED,
-    RECORDS,
-    SESSION_KEPT,
-    CLEARED,
-    KEPT,
-    EVERY_CALL,
-    IN_INPUT,
-    SEPARATE,
-    ONE_PROVIDER,
-    ONE_TRACE,
-    ORDER,
-    ROUND_TRIP,
-    "content-provider/3/exactly-two-classifications",
-    "content-provider/4.2/stable-name",
-    "content-provider/7.3/token-totals",
-    "content-provider/7.4/steps-capture-diagnostics",
+@requirement(
+    R.S3_EXACTLY_TWO_CLASSIFICATIONS,
+    R.S3_INDEPENDENT_OF_CHOREOGRAPHY,
+    R.S3_SEPARATE_PERSISTENT_AND_CONSUMABLE,
+    R.S4_2_CLASSIFIED,
+    R.S4_2_ITEMS_ACCUMULATE,
+    R.S4_2_MULTIPLE_REGISTERS,
+    R.S4_2_ORDERED_LINE_ITEMS,
+    R.S4_2_STABLE_NAME,
+    R.S4_3_CONSUMABLE_CLEARED_AFTER_DELIVERY,
+    R.S4_3_CONSUMABLE_IN_INPUT_ITEMS,
+    R.S4_3_CONSUMABLE_KEPT_UNTIL_DELIVERED,
+    R.S4_3_SESSION_NOT_CLEARED,
+    R.S4_3_SESSION_PERSISTENT_ACROSS_CALLS,
+    R.S4_4_MANIFEST_RECORDS,
+    R.S5_1_ONE_PROVIDER_PER_EXECUTION,
+    R.S5_3_STATE_HOLDERS_ONLY,
+    R.S6_2_PERSIST_AND_REHYDRATE,
+    R.S7_1_DIAGNOSTIC_VISIBILITY,
+    R.S7_2_MULTIPLE_TRACES,
+    R.S7_2_ONE_TRACE_PER_INVOCATION,
+    R.S7_3_LIST_OF_TRACES,
+    R.S7_3_ORDER_IMPLIES_INVOCATION_ORDER,
+    R.S7_3_STEPS_LIST,
+    R.S7_3_SUMMARY_DATA,
+    R.S7_3_TOKEN_TOTALS,
+    R.S7_4_STEPS_CAPTURE_DIAGNOSTICS,
 )
 def test_random_operation_sequences_agree_with_the_reference(implementation: Implementation) -> None:
     """Random registers, items, tool calls, requests, deliveries, traces, persists and rehydrations agree with the reference."""

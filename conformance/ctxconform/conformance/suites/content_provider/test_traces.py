@@ -6,21 +6,20 @@ from typing import Any, Final
 
 import pytest
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.suites.content_provider.client import Execution, fresh_execution, require
+from ctxconform.conformance.suites.content_provider import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.content_provider.client import Execution, fresh_execution
+from ctxconform.conformance.testing import Implementation, check_equal, requirement
 
-requirement = pytest.mark.requirement
-
-ONE: Final = "content-provider/7.2/one-trace-per-invocation"
-MANY: Final = "content-provider/7.2/multiple-traces"
-LIST: Final = "content-provider/7.3/list-of-traces"
-TOKENS: Final = "content-provider/7.3/token-totals"
-SUMMARY: Final = "content-provider/7.3/summary-data"
-STEPS: Final = "content-provider/7.3/steps-list"
-ORDER: Final = "content-provider/7.3/order-implies-invocation-order"
-DIAGNOSTICS: Final = "content-provider/7.4/steps-capture-diagnostics"
-DEFERRED: Final = "content-provider/7.4/step-schema-deferred"
-VISIBLE: Final = "content-provider/7.1/diagnostic-visibility"
+ONE: Final = R.S7_2_ONE_TRACE_PER_INVOCATION
+MANY: Final = R.S7_2_MULTIPLE_TRACES
+LIST: Final = R.S7_3_LIST_OF_TRACES
+TOKENS: Final = R.S7_3_TOKEN_TOTALS
+SUMMARY: Final = R.S7_3_SUMMARY_DATA
+STEPS: Final = R.S7_3_STEPS_LIST
+ORDER: Final = R.S7_3_ORDER_IMPLIES_INVOCATION_ORDER
+DIAGNOSTICS: Final = R.S7_4_STEPS_CAPTURE_DIAGNOSTICS
+DEFERRED: Final = R.S7_4_STEP_SCHEMA_DEFERRED
+VISIBLE: Final = R.S7_1_DIAGNOSTIC_VISIBILITY
 Json = dict[str, Any]
 
 TOTALS: Final = {"prompt": 1200, "completion": 340, "total": 1540}
@@ -44,7 +43,7 @@ def essentials(trace: Json) -> Json:
 def only_trace(execution: Execution, when: str) -> Json:
     """The essentials of the execution's one trace; fails diagnostic-visibility unless get_traces shows exactly one."""
     traces = execution.traces(VISIBLE)
-    require(len(traces) == 1, VISIBLE, f"{when}, the one trace begun is listed as {traces}")
+    check_equal(VISIBLE, len(traces), 1, f"the number of traces listed {when}")
     return essentials(traces[0])
 
 
@@ -52,20 +51,22 @@ def only_trace(execution: Execution, when: str) -> Json:
 def test_an_execution_starts_with_an_empty_list_of_traces(execution: Execution) -> None:
     """Before any invocation, get_traces answers an empty list."""
     traces = execution.traces()
-    require(traces == [], LIST, f"a new execution has traces {traces}")
+    check_equal(LIST, traces, [], "the traces of a new execution")
 
 
 @requirement(ONE, MANY, ORDER, LIST)
 def test_each_invocation_gets_one_trace_in_invocation_order(execution: Execution) -> None:
     """Four invocations give four traces, numbered 1 to 4, listed in the order they began."""
+    check_equal(LIST, execution.traces(), [], "the traces of a new execution")
     for n in range(1, 5):
         began = execution.begin(ORDER)
-        require(began == n, ORDER, f"invocation {n} was numbered {began}")
+        check_equal(ORDER, began, n, f"the number of invocation {n}")
         execution.end({"prompt": n, "completion": n, "total": 2 * n}, {"turn": n})
     traces = execution.traces()
-    require(len(traces) == 4, MANY, f"four invocations left {len(traces)} trace(s)")
-    require([t["invocation"] for t in traces] == [1, 2, 3, 4], ORDER, f"traces are listed as {[t['invocation'] for t in traces]}")
-    require([t["summary"] for t in traces] == [{"turn": n} for n in range(1, 5)], ORDER, "traces are not in invocation order")
+    check_equal(MANY, len(traces), 4, "the number of traces after four invocations")
+    check_equal(ORDER, [t["invocation"] for t in traces], [1, 2, 3, 4], "the invocation numbers as listed")
+    prompts = [t.get("tokens", {}).get("prompt") for t in traces]
+    check_equal(ORDER, prompts, [1, 2, 3, 4], "the invocations' token totals as listed")
 
 
 @requirement(ONE)
@@ -74,20 +75,22 @@ def test_a_trace_cannot_begin_while_another_is_open(execution: Execution) -> Non
     execution.begin()
     execution.step({"kind": "request"})
     before = execution.traces()
-    execution.call("begin_trace").refused(ONE, "TRACE_OPEN")
-    require(execution.traces() == before, ONE, "a refused begin_trace changed the traces")
+    execution.op("begin_trace", serves=ONE).refused(ONE, "TRACE_OPEN")
+    check_equal(ONE, execution.traces(), before, "the traces after a refused begin_trace")
 
 
-@requirement(ONE)
+@requirement(ONE, LIST)
 @pytest.mark.parametrize("when", ["before-any", "after-end"])
 def test_steps_and_totals_need_an_open_trace(execution: Execution, when: str) -> None:
     """add_trace_step and end_trace with no trace open are refused with NO_OPEN_TRACE and change nothing."""
     if when == "after-end":
         invocation(execution, [{"kind": "request"}])
     before = execution.traces()
-    execution.call("add_trace_step", step={"kind": "stray"}).refused(ONE, "NO_OPEN_TRACE")
-    execution.call("end_trace", tokens=TOTALS, summary={}).refused(ONE, "NO_OPEN_TRACE")
-    require(execution.traces() == before, ONE, "a refused step or end changed the traces")
+    # A trace listed that this execution never began would be another's, open or not: the list is not its own.
+    check_equal(LIST, len(before), 1 if when == "after-end" else 0, "the number of traces this execution lists")
+    execution.op("add_trace_step", serves=ONE, step={"kind": "stray"}).refused(ONE, "NO_OPEN_TRACE")
+    execution.op("end_trace", serves=ONE, tokens=TOTALS, summary={}).refused(ONE, "NO_OPEN_TRACE")
+    check_equal(ONE, execution.traces(), before, "the traces after a refused step and end")
 
 
 @requirement(TOKENS, SUMMARY)
@@ -96,9 +99,9 @@ def test_an_ended_trace_carries_its_token_totals_and_summary(execution: Executio
     """end_trace's token totals and summary come back exactly, from end_trace and from get_traces."""
     ended = invocation(execution, [], tokens, SUMMARY_DATA)
     for where, trace in (("end_trace", ended), ("get_traces", execution.traces()[0])):
-        require(trace.get("tokens") == tokens, TOKENS, f"{where}: tokens {trace.get('tokens')}, given {tokens}")
-        require(trace.get("summary") == SUMMARY_DATA, SUMMARY, f"{where}: summary {trace.get('summary')}")
-        require(trace["ended"] is True, TOKENS, f"{where}: an ended trace says ended={trace['ended']}")
+        check_equal(TOKENS, trace.get("tokens"), tokens, f"the token totals {where} answers")
+        check_equal(SUMMARY, trace.get("summary"), SUMMARY_DATA, f"the summary {where} answers")
+        check_equal(TOKENS, trace.get("ended"), True, f"whether the trace {where} answers has ended")
 
 
 @requirement(SUMMARY)
@@ -106,10 +109,10 @@ def test_an_ended_trace_carries_its_token_totals_and_summary(execution: Executio
 def test_any_summary_object_comes_back_exactly(execution: Execution, summary: Json) -> None:
     """Summary data is whatever object end_trace was given, nested values included."""
     trace = invocation(execution, [], TOTALS, summary)
-    require(trace.get("summary") == summary, SUMMARY, f"summary {trace.get('summary')}, given {summary}")
+    check_equal(SUMMARY, trace.get("summary"), summary, "the summary end_trace answered")
 
 
-@requirement(DIAGNOSTICS, STEPS)
+@requirement(DIAGNOSTICS, STEPS, MANY)
 def test_steps_belong_to_their_invocation_in_order(execution: Execution) -> None:
     """Steps added during an invocation are that trace's, in the order added; a trace without steps has an empty list."""
     first = [{"kind": "request", "n": n} for n in range(5)]
@@ -118,9 +121,10 @@ def test_steps_belong_to_their_invocation_in_order(execution: Execution) -> None
     invocation(execution, [])
     invocation(execution, second)
     traces = execution.traces()
-    found = [trace["steps"] for trace in traces]
-    require(found[1] == [], STEPS, f"an invocation without steps has {found[1]}")
-    require(found == [first, [], second], DIAGNOSTICS, f"steps by trace: {found}")
+    check_equal(MANY, len(traces), 3, "the number of traces after three invocations")
+    found = {trace["invocation"]: trace["steps"] for trace in traces}
+    check_equal(STEPS, found.get(2), [], "the steps of an invocation without steps")
+    check_equal(DIAGNOSTICS, found, {1: first, 2: [], 3: second}, "the steps by invocation")
 
 
 @requirement(DEFERRED)
@@ -137,10 +141,11 @@ def test_steps_belong_to_their_invocation_in_order(execution: Execution) -> None
 )
 def test_any_object_is_a_step_and_comes_back_exactly(execution: Execution, step: Json) -> None:
     """With the step schema deferred, any JSON object is accepted as a step and read back unchanged."""
-    execution.begin()
+    number = execution.begin()
     execution.step(step, DEFERRED)
-    steps = execution.traces()[0]["steps"]
-    require(steps == [step], DEFERRED, f"added {step}, read back {steps}")
+    execution.end(TOTALS, {})
+    steps = [trace["steps"] for trace in execution.traces() if trace["invocation"] == number]
+    check_equal(DEFERRED, steps, [[step]], "the steps read back")
 
 
 @requirement(DEFERRED)
@@ -149,8 +154,8 @@ def test_a_step_that_is_not_an_object_is_refused(execution: Execution, step: obj
     """A step must be an object: a string, number, null, list or boolean is refused, and the trace is unchanged."""
     execution.begin()
     before = execution.traces()
-    execution.send("add_trace_step", {"executionId": execution.execution_id, "step": step}, DEFERRED).refused(DEFERRED)
-    require(execution.traces() == before, DEFERRED, "a refused step changed the trace")
+    execution.send("add_trace_step", {"executionId": execution.execution_id, "step": step}, serves=DEFERRED).refused(DEFERRED)
+    check_equal(DEFERRED, execution.traces(), before, "the traces after a refused step")
 
 
 @requirement(VISIBLE)
@@ -159,11 +164,13 @@ def test_an_open_trace_can_be_read_while_it_fills(execution: Execution) -> None:
     execution.begin()
     execution.step({"kind": "request"})
     open_trace = only_trace(execution, "while its invocation runs")
-    require(open_trace["ended"] is False and open_trace["steps"] == [{"kind": "request"}], VISIBLE, f"open trace: {open_trace}")
+    check_equal(
+        VISIBLE, (open_trace["ended"], open_trace["steps"]), (False, [{"kind": "request"}]), "the open trace's ended and steps"
+    )
     execution.end(TOTALS, SUMMARY_DATA)
     ended = only_trace(execution, "after its invocation ended")
     expected = {"invocation": 1, "ended": True, "tokens": TOTALS, "summary": SUMMARY_DATA, "steps": [{"kind": "request"}]}
-    require(ended == expected, VISIBLE, f"ended trace: {ended}")
+    check_equal(VISIBLE, ended, expected, "the ended trace")
 
 
 @requirement(LIST)
@@ -171,6 +178,6 @@ def test_each_execution_has_its_own_traces(implementation: Implementation, execu
     """Traces of one execution never show up in another's list, and numbering starts at 1 in each."""
     invocation(execution, [{"kind": "mine"}])
     with fresh_execution(implementation) as other:
-        require(other.traces() == [], LIST, "a new execution shows another execution's traces")
-        require(other.begin(LIST) == 1, LIST, "a second execution's first invocation is not numbered 1")
-    require(len(execution.traces()) == 1, LIST, "another execution's invocation was added to this one's traces")
+        check_equal(LIST, other.traces(), [], "the traces of a new execution")
+        check_equal(LIST, other.begin(LIST), 1, "the number of a second execution's first invocation")
+    check_equal(LIST, len(execution.traces()), 1, "the number of traces after another execution's invocation")
