@@ -53,13 +53,21 @@ class _LongKeys(SharedContext):
         return check_key(key)
 
 
-@mutant("shared-context/3.3/version-increments", catalogue=MUTANTS)
+@mutant(
+    "shared-context/3.3/version-increments",
+    "shared-context/2.3/version-monotonic",
+    catalogue=MUTANTS,
+)
 def versions_do_not_increment() -> Reference:
     """The reference, except that overwriting a key keeps version 1."""
     return Reference(shared_context=_NoIncrement)
 
 
-@mutant("shared-context/4.3/key-max-length", catalogue=MUTANTS)
+@mutant(
+    "shared-context/4.3/key-max-length",
+    "shared-context/5/invalid-key-on-write",
+    catalogue=MUTANTS,
+)
 def accepts_long_keys() -> Reference:
     """The reference, except that write accepts keys of up to 80 characters."""
     return Reference(shared_context=_LongKeys)
@@ -785,7 +793,11 @@ def sessions_share_one_token_budget() -> Reference:
     return _with(_SharedBudget)
 
 
-@mutant("shared-context/2.2/equal-access", catalogue=MUTANTS)
+@mutant(
+    "shared-context/2.2/equal-access",
+    "shared-context/5/session-archived",
+    catalogue=MUTANTS,
+)
 def only_writer_or_orchestrator_deletes() -> Reference:
     """The reference, except that a subagent may only delete keys it wrote itself."""
     return _with(_OwnersDelete)
@@ -797,25 +809,51 @@ def serializes_non_text_values() -> Reference:
     return _with(_SerializesValues)
 
 
-@mutant("shared-context/2.3/written-at-utc", catalogue=MUTANTS)
+@mutant(
+    "shared-context/2.3/written-at-utc",
+    "shared-context/3.2/request-and-response-shape",
+    "shared-context/3.3/request-and-response-shape",
+    "shared-context/7.6/snapshot",
+    catalogue=MUTANTS,
+)
 def timestamps_without_time_zone() -> Reference:
     """The reference, except that written_at is the local time without a time zone."""
     return _with(partial(SharedContext, clock=_naive_now))
 
 
-@mutant("shared-context/2.3/version-monotonic", catalogue=MUTANTS)
+@mutant(
+    "shared-context/2.3/version-monotonic",
+    "shared-context/3.3/version-increments",
+    catalogue=MUTANTS,
+)
 def unchanged_rewrite_keeps_version() -> Reference:
     """The reference, except that rewriting a key with its current value is skipped and keeps the version."""
     return _with(_SkipsUnchanged)
 
 
-@mutant("shared-context/2.4/ad-hoc-keys-permitted", catalogue=MUTANTS)
+@mutant(
+    "shared-context/2.4/ad-hoc-keys-permitted",
+    "shared-context/4.3/key-pattern",
+    "shared-context/4.3/key-max-length",
+    catalogue=MUTANTS,
+)
 def keys_must_start_with_a_letter() -> Reference:
     """The reference, except that keys starting with a digit or an underscore are refused."""
     return _with(_LetterFirstKeys)
 
 
-@mutant("shared-context/3/four-operations", catalogue=MUTANTS)
+@mutant(
+    "shared-context/3/four-operations",
+    "shared-context/3.4/request-and-response-shape",
+    "shared-context/3.4/removes-key",
+    "shared-context/3.4/previous-version",
+    "shared-context/5/key-not-found",
+    "shared-context/5/invalid-key-on-read-delete",
+    "shared-context/5/session-not-found",
+    "shared-context/5/session-archived",
+    "shared-context/8.4/delete-session-gone",
+    catalogue=MUTANTS,
+)
 def no_delete_action() -> Reference:
     """The reference, except that the tool has no delete action."""
     return _with(_WritesWithoutDelete)
@@ -845,7 +883,12 @@ def list_keys_previews_values() -> Reference:
     return _with(_ListPreviews)
 
 
-@mutant("shared-context/3.1/value-size-tokens-field", catalogue=MUTANTS)
+@mutant(
+    "shared-context/3.1/value-size-tokens-field",
+    "shared-context/3.1/request-and-response-shape",
+    "shared-context/8.2/approximate-token-count",
+    catalogue=MUTANTS,
+)
 def value_size_tokens_as_float() -> Reference:
     """The reference, except that value_size_tokens is len(value) / 4 as a float."""
     return _with(_FloatTokens)
@@ -857,13 +900,21 @@ def read_without_key() -> Reference:
     return _with(_ReadWithoutKey)
 
 
-@mutant("shared-context/3.2/returns-value", catalogue=MUTANTS)
+@mutant(
+    "shared-context/3.2/returns-value",
+    "shared-context/3/synchronous",
+    catalogue=MUTANTS,
+)
 def read_cache_not_cleared_by_write() -> Reference:
     """The reference, except that read answers from a cache that an overwrite does not clear."""
     return _with(_CachedReads)
 
 
-@mutant("shared-context/3.2/key-not-found", catalogue=MUTANTS)
+@mutant(
+    "shared-context/3.2/key-not-found",
+    "shared-context/5/key-not-found",
+    catalogue=MUTANTS,
+)
 def missing_key_reads_as_empty() -> Reference:
     """The reference, except that reading a missing key answers an empty value at version 0."""
     return _with(_EmptyForMissing)
@@ -875,13 +926,23 @@ def write_without_written_at() -> Reference:
     return _with(_WriteWithoutWrittenAt)
 
 
-@mutant("shared-context/3.3/creates-or-overwrites", catalogue=MUTANTS)
+@mutant(
+    "shared-context/3.3/creates-or-overwrites",
+    "shared-context/3.2/returns-value",
+    "shared-context/4.4/last-write-wins",
+    "shared-context/3/synchronous",
+    catalogue=MUTANTS,
+)
 def overwrite_keeps_old_value() -> Reference:
     """The reference, except that overwriting a key updates its metadata but keeps the old value."""
     return _with(_KeepsOldValue)
 
 
-@mutant("shared-context/3.3/create-version-one", catalogue=MUTANTS)
+@mutant(
+    "shared-context/3.3/create-version-one",
+    "shared-context/3.3/rewrite-after-delete-version-one",
+    catalogue=MUTANTS,
+)
 def versions_count_session_writes() -> Reference:
     """The reference, except that versions come from one counter per session, so a new key may start above 1."""
     return _with(_SessionRevisions)
@@ -911,7 +972,11 @@ def delete_answers_key_field() -> Reference:
     return _with(_DeleteAnswersKey)
 
 
-@mutant("shared-context/3.4/removes-key", catalogue=MUTANTS)
+@mutant(
+    "shared-context/3.4/removes-key",
+    "shared-context/3.1/returns-all-keys",
+    catalogue=MUTANTS,
+)
 def deleted_keys_still_listed() -> Reference:
     """The reference, except that list_keys still lists deleted keys until they are written again."""
     return _with(_SoftDelete)
@@ -923,7 +988,11 @@ def previous_version_off_by_one() -> Reference:
     return _with(_PreviousVersionPlusOne)
 
 
-@mutant("shared-context/3.4/key-not-found", catalogue=MUTANTS)
+@mutant(
+    "shared-context/3.4/key-not-found",
+    "shared-context/5/key-not-found",
+    catalogue=MUTANTS,
+)
 def delete_of_missing_key_succeeds() -> Reference:
     """The reference, except that deleting a missing key succeeds with previous_version 0."""
     return _with(_IdempotentDelete)
@@ -935,25 +1004,44 @@ def value_limit_is_1024_tokens() -> Reference:
     return _with(_BinaryThousandValues)
 
 
-@mutant("shared-context/4.2/store-size-limit", catalogue=MUTANTS)
+@mutant(
+    "shared-context/4.2/store-size-limit",
+    "shared-context/8.2/limits-approximate-counting",
+    catalogue=MUTANTS,
+)
 def store_limit_checked_before_write() -> Reference:
     """The reference, except that a write is refused only when the store is already full, so it may overfill it."""
     return _with(_RefusesOnlyWhenFull)
 
 
-@mutant("shared-context/4.3/key-pattern", catalogue=MUTANTS)
+@mutant(
+    "shared-context/4.3/key-pattern",
+    "shared-context/5/invalid-key-on-write",
+    catalogue=MUTANTS,
+)
 def uppercase_keys_accepted() -> Reference:
     """The reference, except that the key pattern is matched case-insensitively."""
     return _with(_CaseInsensitiveKeys)
 
 
-@mutant("shared-context/4.3/no-separators", catalogue=MUTANTS)
+@mutant(
+    "shared-context/4.3/no-separators",
+    "shared-context/4.3/key-pattern",
+    "shared-context/5/invalid-key-on-write",
+    catalogue=MUTANTS,
+)
 def colon_prefixed_keys_accepted() -> Reference:
     """The reference, except that keys with one namespace prefix such as inv:findings are accepted."""
     return _with(_PrefixedKeys)
 
 
-@mutant("shared-context/4.4/last-write-wins", catalogue=MUTANTS)
+@mutant(
+    "shared-context/4.4/last-write-wins",
+    "shared-context/5/session-not-found",
+    "shared-context/8.4/delete-session-gone",
+    "shared-context/3.3/creates-or-overwrites",
+    catalogue=MUTANTS,
+)
 def stale_writes_refused() -> Reference:
     """The reference, except that a write is refused when the key changed since the writer last read or wrote it."""
     return _with(_RefusesStaleWrites)
@@ -971,19 +1059,37 @@ def orchestrator_write_clears_subagent_keys() -> Reference:
     return _with(_SubagentScratch)
 
 
-@mutant("shared-context/4.5/survives-conversation-boundaries", catalogue=MUTANTS)
+@mutant(
+    "shared-context/4.5/survives-conversation-boundaries",
+    "shared-context/8.1/durable-across-restarts",
+    catalogue=MUTANTS,
+)
 def restart_archives_sessions() -> Reference:
     """The reference, except that a restart archives every session, as if the conversation had closed it."""
     return _with(lambda store: SharedContext(_ProxyStore(store, _ArchivedAtRestart)))
 
 
-@mutant("shared-context/4.5/survives-orchestrator-restart", catalogue=MUTANTS)
+@mutant(
+    "shared-context/4.5/survives-orchestrator-restart",
+    "shared-context/4.5/durable-storage",
+    "shared-context/4.5/persists-session-lifetime",
+    "shared-context/4.5/survives-conversation-boundaries",
+    "shared-context/8.1/durable-across-restarts",
+    catalogue=MUTANTS,
+)
 def restart_loses_entries() -> Reference:
     """The reference, except that sessions survive a restart but their entries do not."""
     return _with(lambda store: SharedContext(_ProxyStore(store, _EntriesOfThisProcess)))
 
 
-@mutant("shared-context/4.5/durable-storage", catalogue=MUTANTS)
+@mutant(
+    "shared-context/4.5/durable-storage",
+    "shared-context/4.5/persists-session-lifetime",
+    "shared-context/4.5/survives-conversation-boundaries",
+    "shared-context/4.5/survives-orchestrator-restart",
+    "shared-context/8.1/durable-across-restarts",
+    catalogue=MUTANTS,
+)
 def keeps_sessions_in_memory() -> Reference:
     """The reference, except that it keeps everything in memory instead of the durable store."""
     return _with(_in_memory)
@@ -995,37 +1101,61 @@ def deleted_session_entries_linger() -> Reference:
     return _with(_LingeringEntries)
 
 
-@mutant("shared-context/5/key-not-found", catalogue=MUTANTS)
+@mutant(
+    "shared-context/5/key-not-found",
+    "shared-context/5/error-code-and-message",
+    catalogue=MUTANTS,
+)
 def missing_key_is_invalid_key() -> Reference:
     """The reference, except that read and delete of a missing key answer INVALID_KEY."""
     return _with(_MissingIsInvalid)
 
 
-@mutant("shared-context/5/value-too-large", catalogue=MUTANTS)
+@mutant(
+    "shared-context/5/value-too-large",
+    "shared-context/5/error-code-and-message",
+    catalogue=MUTANTS,
+)
 def too_large_value_is_store_full() -> Reference:
     """The reference, except that a value over 1000 tokens is refused with STORE_FULL."""
     return _with(_TooLargeIsStoreFull)
 
 
-@mutant("shared-context/5/store-full", catalogue=MUTANTS)
+@mutant(
+    "shared-context/5/store-full",
+    "shared-context/5/error-code-and-message",
+    catalogue=MUTANTS,
+)
 def store_full_is_value_too_large() -> Reference:
     """The reference, except that a write past the store limit is refused with VALUE_TOO_LARGE."""
     return _with(_StoreFullIsTooLarge)
 
 
-@mutant("shared-context/5/invalid-key-on-write", catalogue=MUTANTS)
+@mutant(
+    "shared-context/5/invalid-key-on-write",
+    "shared-context/5/error-code-and-message",
+    catalogue=MUTANTS,
+)
 def invalid_key_on_write_is_invalid_request() -> Reference:
     """The reference, except that a write with a malformed key is refused with INVALID_REQUEST."""
     return _with(_InvalidKeyIsInvalidRequest)
 
 
-@mutant("shared-context/5/session-not-found", catalogue=MUTANTS)
+@mutant(
+    "shared-context/5/session-not-found",
+    "shared-context/8.4/delete-session-gone",
+    catalogue=MUTANTS,
+)
 def write_creates_unknown_session() -> Reference:
     """The reference, except that a write to an unknown session creates it."""
     return _with(_CreatesOnWrite)
 
 
-@mutant("shared-context/5/session-archived", catalogue=MUTANTS)
+@mutant(
+    "shared-context/5/session-archived",
+    "shared-context/5/error-code-and-message",
+    catalogue=MUTANTS,
+)
 def archived_session_is_not_found() -> Reference:
     """The reference, except that writes and deletes on an archived session answer SESSION_NOT_FOUND."""
     return _with(_ArchivedIsNotFound)
@@ -1055,7 +1185,11 @@ def new_session_seeds_current_phase() -> Reference:
     return _with(_SeedsNamespace)
 
 
-@mutant("shared-context/8.4/archive-read-only", catalogue=MUTANTS)
+@mutant(
+    "shared-context/8.4/archive-read-only",
+    "shared-context/5/session-archived",
+    catalogue=MUTANTS,
+)
 def archived_session_allows_deletes() -> Reference:
     """The reference, except that deletes still work on an archived session."""
     return _with(_ArchiveAllowsDeletes)

@@ -1,39 +1,75 @@
-"""A shared-context session as a test sees it: calls through the harness, results checked against the schemas."""
+"""A shared-context session as a test sees it: tool actions and system operations, each charged to what it serves.
+
+The spec has one agent-facing operation, the `shared_context` tool, whose actions each have their own request and
+response shape; a reply is therefore checked against its action's schema and a malformed one charged to that
+action's shape requirement, and a call that breaks down is charged to it too unless the test says otherwise.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any, Final
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._outcome import CheckedReply
-from ctxconform.conformance._protocol import Reply
-from ctxconform.conformance._schemas import schema_errors
-from ctxconform.conformance._unique import unique_hex
-from ctxconform.conformance.exceptions import RequirementFailure
+from ctxconform.conformance.suites.shared_context import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.testing import (
+    Checked,
+    Client,
+    Implementation,
+    Operation,
+    Operations,
+    RequirementId,
+    check,
+    unique_hex,
+)
 
-__all__ = ["SPEC", "Outcome", "Session", "fresh_session", "new_session_id", "token_readings"]
+__all__ = [
+    "OPERATIONS",
+    "SPEC",
+    "Entries",
+    "Session",
+    "accepted",
+    "fresh_session",
+    "new_session",
+    "new_session_id",
+    "token_readings",
+    "unchanged",
+]
 
 SPEC: Final = "shared-context"
+TOOL: Final = "shared_context"
 Json = dict[str, Any]
+Entries = dict[str, tuple[Any, Any, Any]]  # key -> (value, version, written_by), as answered
 
-# The requirement a malformed response breaks, per action.
-_SHAPES: Final = {
-    "list_keys": "shared-context/3.1/request-and-response-shape",
-    "read": "shared-context/3.2/request-and-response-shape",
-    "write": "shared-context/3.3/request-and-response-shape",
-    "delete": "shared-context/3.4/request-and-response-shape",
-    "read_batch": "shared-context/7.4/read-batch",
-    "read_history": "shared-context/7.3/read-history-action",
-    "snapshot": "shared-context/7.6/snapshot",
-    "read_snapshot": "shared-context/7.6/snapshot",
-    "create_session": "shared-context/8.4/create-empty-store",
-    "archive_session": "shared-context/8.4/archive-read-only",
-    "delete_session": "shared-context/8.4/delete-session-gone",
+
+def _action(requirement: str, feature: str | None = None) -> Operation:
+    return Operation(requirement=requirement, feature=feature)
+
+
+# The requirement a malformed answer of each action (or a broken call) breaks, and the feature an extension needs.
+ACTIONS: Final[Mapping[str, Operation]] = {
+    "list_keys": _action(R.S3_1_REQUEST_AND_RESPONSE_SHAPE),
+    "read": _action(R.S3_2_REQUEST_AND_RESPONSE_SHAPE),
+    "write": _action(R.S3_3_REQUEST_AND_RESPONSE_SHAPE),
+    "delete": _action(R.S3_4_REQUEST_AND_RESPONSE_SHAPE),
+    "read_batch": _action(R.S7_4_READ_BATCH, "read_batch"),
+    "read_history": _action(R.S7_3_READ_HISTORY_ACTION, "read_history"),
+    "snapshot": _action(R.S7_6_SNAPSHOT, "snapshot"),
+    "read_snapshot": _action(R.S7_6_SNAPSHOT, "snapshot"),
 }
-_ERROR_SHAPE: Final = "shared-context/5/error-code-and-message"
+
+OPERATIONS: Final = Operations(
+    spec=SPEC,
+    table={
+        TOOL: Operation(requirement=R.S3_FOUR_OPERATIONS),
+        "create_session": Operation(R.S8_4_CREATE_EMPTY_STORE, f"{SPEC}/create_session.response.json"),
+        "archive_session": Operation(R.S8_4_ARCHIVE_READ_ONLY, f"{SPEC}/archive_session.response.json"),
+        "delete_session": Operation(R.S8_4_DELETE_SESSION_GONE, f"{SPEC}/delete_session.response.json"),
+    },
+    error_schema=f"{SPEC}/error.json",
+    error_requirement=R.S5_ERROR_CODE_AND_MESSAGE,
+)
 
 
 def token_readings(length: int) -> frozenset[int]:
@@ -47,36 +83,11 @@ def new_session_id() -> str:
     return f"ctxconform-{unique_hex(16)}"
 
 
-@dataclass(frozen=True)
-class Outcome(CheckedReply):
-    """A checked reply: a result that matches its schema, or an error with a known code and a message."""
-
-    @property
-    def result(self) -> Json:
-        """The result, checked against the action's schema; a failure naming the shape requirement otherwise."""
-        if not self.reply.ok:
-            requirement = _SHAPES.get(self.action, _ERROR_SHAPE)
-            raise RequirementFailure(requirement, f"{self.action} failed with {self.reply.error} where a result was expected")
-        errors = schema_errors(f"{SPEC}/{self.action}.response.json", self.reply.result) if self.action else []
-        if errors:
-            raise RequirementFailure(
-                _SHAPES[self.action], f"{self.action} response does not match its schema: {'; '.join(errors)}"
-            )
-        result: Json = self.reply.result
-        return result
-
-    def expect(self, requirement: str) -> Json:
-        """Return the result, or fail `requirement` when the call was refused."""
-        if not self.reply.ok:
-            raise RequirementFailure(requirement, f"{self.action} was refused with {self.reply.error}")
-        return self.result
-
-
-class Session:
+class Session(Client):
     """One shared-context session of the implementation under test, called as one participant."""
 
     def __init__(self, implementation: Implementation, session_id: str, participant: str = "orchestrator") -> None:
-        self.implementation = implementation
+        super().__init__(implementation, OPERATIONS)
         self.session_id = session_id
         self.participant = participant
 
@@ -84,61 +95,125 @@ class Session:
         """Return the same session, called by another participant."""
         return Session(self.implementation, self.session_id, participant)
 
-    def tool(self, request: object) -> Outcome:
-        """Call the shared_context tool with any request (malformed ones too)."""
+    def tool(self, request: object, *, serves: str | None = None, needs: str | None = None) -> Checked:
+        """Call the shared_context tool with any request (malformed ones too); see the module docstring."""
+        name = request.get("action") if isinstance(request, dict) else None
+        action = ACTIONS.get(name) if isinstance(name, str) else None
+        operation = action or Operation(R.S5_ERROR_CODE_AND_MESSAGE)
         context = {"session_id": self.session_id, "participant": self.participant}
-        reply = self.implementation.call(SPEC, "shared_context", request, context)
-        action = request.get("action") if isinstance(request, dict) else None
-        return check(action if isinstance(action, str) and action in _SHAPES else "", reply)
+        checked = self.call(TOOL, request, context, serves=serves or operation.requirement, needs=needs or ())
+        if action is None:
+            return replace(checked, operation=operation)
+        schema = f"{SPEC}/{name}.response.json"
+        return replace(checked, op=str(name), operation=replace(operation, schema=schema))
 
-    def list_keys(self) -> Outcome:
+    def list_keys(self, *, serves: str | None = None) -> Checked:
         """list_keys."""
-        return self.tool({"action": "list_keys"})
+        return self.tool({"action": "list_keys"}, serves=serves)
 
-    def read(self, key: object) -> Outcome:
+    def read(self, key: object, *, serves: str | None = None) -> Checked:
         """Read one key."""
-        return self.tool({"action": "read", "key": key})
+        return self.tool({"action": "read", "key": key}, serves=serves)
 
-    def write(self, key: object, value: object) -> Outcome:
+    def write(self, key: object, value: object, *, serves: str | None = None) -> Checked:
         """Write one key."""
-        return self.tool({"action": "write", "key": key, "value": value})
+        return self.tool({"action": "write", "key": key, "value": value}, serves=serves)
 
-    def delete(self, key: object) -> Outcome:
+    def delete(self, key: object, *, serves: str | None = None) -> Checked:
         """Delete one key."""
-        return self.tool({"action": "delete", "key": key})
+        return self.tool({"action": "delete", "key": key}, serves=serves)
 
-    def lifecycle(self, op: str, **args: object) -> Outcome:
+    def extension(self, request: Json, *, serves: str | None = None) -> Checked:
+        """Call an optional extension action; the test is skipped unless the implementation declares its feature."""
+        return self.tool(request, serves=serves, needs=ACTIONS[request["action"]].feature)
+
+    def lifecycle(self, op: str, *, serves: str | None = None, **args: object) -> Checked:
         """Call a system operation (create_session, archive_session, delete_session) on this session."""
-        reply = self.implementation.call(SPEC, op, {"session_id": self.session_id, **args}, {"participant": "system"})
-        return check(op, reply)
+        served = serves or OPERATIONS.of(op).requirement
+        return self.call(op, {"session_id": self.session_id, **args}, {"participant": "system"}, serves=served)
 
-    def values(self) -> dict[str, tuple[str, int, str]]:
-        """Read every key: {key: (value, version, written_by)}."""
+    def listing(self, requirement: str | None = None) -> dict[str, Json]:
+        """list_keys as {key: metadata}; a refusal fails `requirement` (default: list_keys' shape)."""
+        served = requirement or R.S3_1_REQUEST_AND_RESPONSE_SHAPE
+        return {item["key"]: item for item in self.list_keys(serves=served).expect(served)["keys"]}
+
+    def keys(self, requirement: str | None = None) -> list[str]:
+        """The keys list_keys lists, sorted."""
+        return sorted(self.listing(requirement))
+
+    def values(self, requirement: str | None = None) -> Entries:
+        """Read every key: {key: (value, version, written_by)}; refusals fail `requirement` (default: the shapes)."""
         found = {}
-        for meta in self.list_keys().result["keys"]:
-            entry = self.read(meta["key"]).result
+        for key in self.listing(requirement):
+            entry = self.read(key, serves=requirement).expect(requirement or R.S3_2_REQUEST_AND_RESPONSE_SHAPE)
             found[entry["key"]] = (entry["value"], entry["version"], entry["written_by"])
         return found
 
+    def state(self, requirement: str | None = None) -> tuple[Entries, Json]:
+        """Everything observable about the store: every entry and the list_keys answer."""
+        served = requirement or R.S3_1_REQUEST_AND_RESPONSE_SHAPE
+        return self.values(requirement), self.list_keys(serves=served).expect(served)
+
+    def put(self, key: str, value: str, requirement: str = R.S3_3_CREATES_OR_OVERWRITES) -> Json:
+        """Write one key as setup and return the answer: a refusal fails `requirement`."""
+        answer: Json = self.write(key, value, serves=requirement).expect(requirement)
+        return answer
+
+    def remove(self, key: str, requirement: str = R.S3_4_REMOVES_KEY) -> Json:
+        """Delete one key as setup and return the answer: a refusal fails `requirement`."""
+        answer: Json = self.delete(key, serves=requirement).expect(requirement)
+        return answer
+
+    def seed(self, entries: Mapping[str, str], requirement: str = R.S3_3_CREATES_OR_OVERWRITES) -> None:
+        """Write `entries`, as setup: a refusal fails `requirement`."""
+        for key, value in entries.items():
+            self.put(key, value, requirement)
+
+
+def accepted(checked: Checked, requirement: RequirementId | str) -> Json:
+    """Check that a call `requirement` says must succeed did, and return its schema-checked result."""
+    check(requirement, checked.ok, f"{checked.op} was refused", sent=checked.sent, received=checked.error)
+    answer: Json = checked.expect(requirement)
+    return answer
+
+
+def unchanged(requirement: RequirementId | str, session: Session, before: tuple[Entries, Json], sent: object) -> None:
+    """Check that the store is as it was before `sent`; a difference fails `requirement`."""
+    after = session.state(requirement)
+    check(
+        requirement,
+        after == before,
+        "the refused request changed the store",
+        sent=sent,
+        received={"entries": after[0], "list_keys": after[1]},
+        expected={"entries": before[0], "list_keys": before[1]},
+    )
+
 
 @contextmanager
-def fresh_session(implementation: Implementation, entries: Mapping[str, str] | None = None) -> Iterator[Session]:
-    """A new session holding `entries`, created through the system operation and deleted afterwards."""
-    created = Session(implementation, new_session_id())
-    created.lifecycle("create_session").expect("shared-context/8.4/create-empty-store")
+def fresh_session(
+    implementation: Implementation, entries: Mapping[str, str] | None = None, participant: str = "orchestrator"
+) -> Iterator[Session]:
+    """A new session holding exactly `entries`, created through the system operation and deleted afterwards.
+
+    Keys a new session already holds are deleted first: that a new store is empty is create-empty-store's to check
+    (with `new_session`), and a test of anything else must not fail because of them.
+    """
+    created = new_session(implementation, participant)
+    # A participant of its own, so no test's participant has called the session before the test does.
+    setup = created.as_participant("subagent:ctxconform_setup")
     try:
-        for key, value in (entries or {}).items():
-            created.write(key, value).expect("shared-context/3.3/creates-or-overwrites")
+        for key in setup.keys(R.S8_4_CREATE_EMPTY_STORE):
+            setup.remove(key, R.S8_4_CREATE_EMPTY_STORE)
+        created.seed(entries or {})
         yield created
     finally:
         if implementation.broken is None:
             created.lifecycle("delete_session")
 
 
-def check(action: str, reply: Reply) -> Outcome:
-    """Check an error reply against the error schema now; a result is checked when a test reads it."""
-    if not reply.ok:
-        errors = schema_errors(f"{SPEC}/error.json", reply.error)
-        if errors:
-            raise RequirementFailure(_ERROR_SHAPE, f"error object does not match the schema: {'; '.join(errors)}")
-    return Outcome(reply, action)
+def new_session(implementation: Implementation, participant: str = "orchestrator") -> Session:
+    """A session created through the system operation, as the implementation creates it; the caller deletes it."""
+    created = Session(implementation, new_session_id(), participant)
+    created.lifecycle("create_session").expect(R.S8_4_CREATE_EMPTY_STORE)
+    return created

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance.suites.shared_context.client import Session, fresh_session
+from ctxconform.conformance.testing import Implementation
 
 
 @pytest.fixture

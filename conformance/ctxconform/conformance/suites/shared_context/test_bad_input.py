@@ -11,11 +11,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._schemas import schema_errors
-from ctxconform.conformance.suites.shared_context.client import SPEC, Outcome, Session, check, fresh_session
-
-requirement = pytest.mark.requirement
+from ctxconform.conformance.suites.shared_context import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.shared_context.client import SPEC, Session, fresh_session, unchanged
+from ctxconform.conformance.testing import (
+    Implementation,
+    RequirementId,
+    check,
+    check_equal,
+    requirement,
+    schema_errors,
+)
 
 KEY_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 VALID_KEY = re.compile("[a-z0-9_]{1,64}")
@@ -28,7 +33,6 @@ SEED = {
 CALLER = "subagent:analysis"
 MEGABYTE = 1024 * 1024
 Json = Any
-State = tuple[dict[str, tuple[str, int, str]], dict[str, Any]]
 
 # --- building blocks ----------------------------------------------------------------------------
 
@@ -41,6 +45,7 @@ json_values = st.recursive(
     scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12
 )
 non_strings = json_values.filter(lambda v: not isinstance(v, str))
+non_text_values = st.one_of(non_strings, st.sampled_from([["x"], {"text": "x"}, 0, True]))
 non_objects = json_values.filter(lambda v: not isinstance(v, dict))
 invalid_keys = st.one_of(
     st.just(""),
@@ -69,14 +74,15 @@ NEAR_MISS_ACTIONS = [
     "update",
     "remove",
     "del",
-    "create_session",
-    "archive_session",
-    "delete_session",
     "shared_context",
     "\u202eread",
     "rea\u200bd",
 ]
-unknown_actions = st.one_of(st.sampled_from(NEAR_MISS_ACTIONS), st.text(max_size=30)).filter(lambda a: a not in ACTIONS)
+# The lifecycle operations are left out: that the tool refuses them is lifecycle-not-agent-facing's to check.
+LIFECYCLE = ("create_session", "archive_session", "delete_session")
+unknown_actions = st.one_of(st.sampled_from(NEAR_MISS_ACTIONS), st.text(max_size=30)).filter(
+    lambda a: a not in ACTIONS and a not in LIFECYCLE
+)
 
 
 def nested(depth: int, leaf: Json = "x") -> Json:
@@ -117,7 +123,8 @@ def bad_extension_requests(key: str) -> st.SearchStrategy[dict[str, Json]]:
 
 
 core_actions = st.sampled_from(["read", "write", "delete"])
-# Every way a request can be malformed, except extra fields (which a conforming implementation may ignore).
+# Every way a request can be malformed, except extra fields (which a conforming implementation may ignore), and
+# the two flaws of a write that have requirements of their own: a value that is not text, and an invalid key.
 malformed_requests = st.one_of(
     non_objects,
     st.fixed_dictionaries(
@@ -137,14 +144,11 @@ malformed_requests = st.one_of(
         )
     ),  # a field missing
     st.builds(core_request, core_actions, non_strings),  # key not a string
-    st.builds(
-        write_with, target_keys, st.just("value"), st.one_of(non_strings, st.sampled_from([["x"], {"text": "x"}, 0, True]))
-    ),
-    st.builds(core_request, core_actions, invalid_keys),
+    st.builds(core_request, st.sampled_from(["read", "delete"]), invalid_keys),
     st.builds(
         lambda key, field, depth: write_with(key, field, nested(depth, key)),
         target_keys,
-        st.sampled_from(["key", "value", "action"]),
+        st.sampled_from(["key", "action"]),
         st.integers(10, 200),
     ),  # deeply nested
     seed_keys.flatmap(bad_extension_requests),
@@ -158,63 +162,39 @@ def seeded_session(implementation: Implementation) -> Iterator[Session]:
         yield created.as_participant(CALLER)
 
 
-@pytest.fixture(scope="module")
-def seeded(implementation: Implementation) -> Iterator[Session]:
-    """One session holding SEED for all examples of the property: none of them may change it."""
-    with seeded_session(implementation) as session:
-        yield session
-
-
-def state(session: Session) -> State:
-    """Everything observable about the store: every entry and the list_keys answer."""
-    return session.values(), session.list_keys().result
-
-
-def send(session: Session, request: Json) -> Outcome:
-    """Call the tool where a refusal is expected.
-
-    Unlike Session.tool this takes actions that are lists or objects, and does not check a result against the
-    action's response schema, so a request wrongly accepted fails the requirement the test names.
-    """
-    context = {"session_id": session.session_id, "participant": session.participant}
-    return check("", session.implementation.call(SPEC, "shared_context", request, context))
-
-
-def assert_refused_and_unchanged(session: Session, request: Json, requirement_id: str, *codes: str) -> str:
+def refused_and_unchanged(session: Session, request: Json, requirement_id: RequirementId, *codes: str) -> str:
     """Send a malformed request: it must get an error (one of `codes` when given) and change nothing."""
-    before = state(session)
-    code = send(session, request).refused(requirement_id, *codes)
-    assert state(session) == before, f"the refused request {request!r:.200} changed the store"
+    before = session.state(requirement_id)
+    code = session.tool(request, serves=requirement_id).refused(requirement_id, *codes)
+    unchanged(requirement_id, session, before, request)
     return code
 
 
-# --- the property -------------------------------------------------------------------------------
+# --- the properties -----------------------------------------------------------------------------
 
 
-@requirement(
-    "shared-context/5/error-code-and-message", "shared-context/2.3/value-is-text", "shared-context/5/invalid-key-on-write"
-)
+@requirement(R.S5_ERROR_CODE_AND_MESSAGE)
 @given(request=malformed_requests)
-def test_any_malformed_request_is_refused_and_changes_nothing(seeded: Session, request: Json) -> None:
+def test_any_malformed_request_is_refused_and_changes_nothing(implementation: Implementation, request: Json) -> None:
     """Any request the request schema rejects (bar extra fields) gets an error with a code and message; the store is unchanged."""
-    assert schema_errors(f"{SPEC}/request.json", request), f"not malformed: {request!r}"
-    code = assert_refused_and_unchanged(seeded, request, "shared-context/5/error-code-and-message")
-    if is_write_with_invalid_string_key(request):
-        assert code == "INVALID_KEY", f"write with key {request['key']!r} refused with {code}, not INVALID_KEY"
+    if not schema_errors(f"{SPEC}/request.json", request):
+        raise RuntimeError(f"the strategy drew a request that is not malformed: {request!r}")
+    with seeded_session(implementation) as session:
+        refused_and_unchanged(session, request, R.S5_ERROR_CODE_AND_MESSAGE)
 
 
-def is_write_with_invalid_string_key(request: Json) -> bool:
-    """Whether the request is a write whose only flaw is a string key outside [a-z0-9_]{1,64}."""
-    if not (isinstance(request, dict) and request.get("action") == "write" and set(request) == {"action", "key", "value"}):
-        return False
-    key, value = request["key"], request["value"]
-    return isinstance(key, str) and isinstance(value, str) and VALID_KEY.fullmatch(key) is None
+@requirement(R.S2_3_VALUE_IS_TEXT)
+@given(key=target_keys, value=non_text_values)
+def test_any_value_that_is_not_text_is_refused_and_changes_nothing(implementation: Implementation, key: str, value: Json) -> None:
+    """A write whose value is not a string gets an error and changes nothing: structured data must be serialized."""
+    with seeded_session(implementation) as session:
+        refused_and_unchanged(session, {"action": "write", "key": key, "value": value}, R.S2_3_VALUE_IS_TEXT)
 
 
 # --- each kind, spelled out ---------------------------------------------------------------------
 
 
-@requirement("shared-context/5/error-code-and-message")
+@requirement(R.S5_ERROR_CODE_AND_MESSAGE)
 @pytest.mark.parametrize(
     "request_",
     [["write", "k", "v"], "write", "", None, 0, 3.5, True, [], [{"action": "list_keys"}]],
@@ -223,10 +203,10 @@ def is_write_with_invalid_string_key(request: Json) -> bool:
 def test_a_request_that_is_not_an_object_is_refused(implementation: Implementation, request_: Json) -> None:
     """A request that is a list, string, null, number or boolean gets an error."""
     with seeded_session(implementation) as session:
-        assert_refused_and_unchanged(session, request_, "shared-context/5/error-code-and-message")
+        refused_and_unchanged(session, request_, R.S5_ERROR_CODE_AND_MESSAGE)
 
 
-@requirement("shared-context/5/error-code-and-message")
+@requirement(R.S5_ERROR_CODE_AND_MESSAGE)
 @pytest.mark.parametrize(
     "request_",
     [
@@ -244,20 +224,18 @@ def test_a_request_that_is_not_an_object_is_refused(implementation: Implementati
 def test_a_missing_or_non_string_action_is_refused(implementation: Implementation, request_: Json) -> None:
     """A request without an action, or with an action that is not a string, gets an error."""
     with seeded_session(implementation) as session:
-        assert_refused_and_unchanged(session, request_, "shared-context/5/error-code-and-message")
+        refused_and_unchanged(session, request_, R.S5_ERROR_CODE_AND_MESSAGE)
 
 
-@requirement("shared-context/5/error-code-and-message")
+@requirement(R.S5_ERROR_CODE_AND_MESSAGE)
 @pytest.mark.parametrize("action", NEAR_MISS_ACTIONS, ids=[repr(a) for a in NEAR_MISS_ACTIONS])
 def test_an_unknown_action_is_refused(implementation: Implementation, action: str) -> None:
     """An action that is not one of the tool's, however close to one, gets an error and does nothing."""
     with seeded_session(implementation) as session:
-        assert_refused_and_unchanged(
-            session, {"action": action, "key": "problem_summary", "value": "x"}, "shared-context/5/error-code-and-message"
-        )
+        refused_and_unchanged(session, {"action": action, "key": "problem_summary", "value": "x"}, R.S5_ERROR_CODE_AND_MESSAGE)
 
 
-@requirement("shared-context/5/error-code-and-message", "shared-context/3.3/request-and-response-shape")
+@requirement(R.S5_ERROR_CODE_AND_MESSAGE)
 @pytest.mark.parametrize(
     "request_",
     [
@@ -272,112 +250,114 @@ def test_an_unknown_action_is_refused(implementation: Implementation, action: st
 def test_a_missing_field_is_refused(implementation: Implementation, request_: Json) -> None:
     """A write without key or value, and a read or delete without key, get an error."""
     with seeded_session(implementation) as session:
-        assert_refused_and_unchanged(session, request_, "shared-context/5/error-code-and-message")
+        refused_and_unchanged(session, request_, R.S5_ERROR_CODE_AND_MESSAGE)
 
 
 WRONG_TYPES = [7, 0, 2.5, True, False, None, ["problem_summary"], {"key": "problem_summary"}, [], {}]
 WRONG_TYPE_IDS = ["int", "zero", "float", "true", "false", "null", "list", "dict", "empty-list", "empty-dict"]
 
 
-@requirement("shared-context/5/error-code-and-message")
+@requirement(R.S5_ERROR_CODE_AND_MESSAGE)
 @pytest.mark.parametrize("action", ["read", "write", "delete"])
 @pytest.mark.parametrize("key", WRONG_TYPES, ids=WRONG_TYPE_IDS)
 def test_a_key_that_is_not_a_string_is_refused(implementation: Implementation, action: str, key: Json) -> None:
     """A key of any type but string gets an error; it is never converted to a string and used."""
     request = {"action": action, "key": key} | ({"value": "x"} if action == "write" else {})
     with seeded_session(implementation) as session:
-        assert_refused_and_unchanged(session, request, "shared-context/5/error-code-and-message")
+        refused_and_unchanged(session, request, R.S5_ERROR_CODE_AND_MESSAGE)
 
 
-@requirement("shared-context/2.3/value-is-text", "shared-context/5/error-code-and-message")
+@requirement(R.S2_3_VALUE_IS_TEXT)
 @pytest.mark.parametrize("value", WRONG_TYPES, ids=WRONG_TYPE_IDS)
 @pytest.mark.parametrize("key", ["problem_summary", "new_key"])
 def test_a_value_that_is_not_a_string_is_refused(implementation: Implementation, key: str, value: Json) -> None:
     """A value of any type but string gets an error: structured data must be serialized by the caller."""
     with seeded_session(implementation) as session:
-        assert_refused_and_unchanged(session, {"action": "write", "key": key, "value": value}, "shared-context/2.3/value-is-text")
+        refused_and_unchanged(session, {"action": "write", "key": key, "value": value}, R.S2_3_VALUE_IS_TEXT)
 
 
-@requirement("shared-context/5/invalid-key-on-write", "shared-context/4.3/key-pattern")
-@pytest.mark.parametrize(
-    "key",
-    [
-        "problem\x00summary",
-        "\x00",
-        "problem_summary\x00",
-        "problem\x01summary",
-        "problem\x1bsummary",
-        "problem\x7fsummary",
-        "\u200fproblem_summary",
-        "problem_summary\u200e",
-        "\u202eyrammus_melborp",
-        "problem\u2028summary",
-        "\ufeffproblem_summary",
-    ],
-    ids=[
-        "nul-inside",
-        "nul-alone",
-        "nul-trailing",
-        "soh",
-        "escape",
-        "del",
-        "rlm-leading",
-        "lrm-trailing",
-        "rlo",
-        "line-separator",
-        "bom",
-    ],
-)
+HIDDEN_CHARACTER_KEYS = {
+    "nul-inside": "problem\x00summary",
+    "nul-alone": "\x00",
+    "nul-trailing": "problem_summary\x00",
+    "soh": "problem\x01summary",
+    "escape": "problem\x1bsummary",
+    "del": "problem\x7fsummary",
+    "rlm-leading": "\u200fproblem_summary",
+    "lrm-trailing": "problem_summary\u200e",
+    "rlo": "\u202eyrammus_melborp",
+    "line-separator": "problem\u2028summary",
+    "bom": "\ufeffproblem_summary",
+}
+
+
+@requirement(R.S5_INVALID_KEY_ON_WRITE)
+@pytest.mark.parametrize("key", list(HIDDEN_CHARACTER_KEYS.values()), ids=list(HIDDEN_CHARACTER_KEYS))
 def test_keys_with_control_and_bidi_characters_are_invalid_on_write(implementation: Implementation, key: str) -> None:
     """Keys hiding NUL, control or right-to-left characters around a real key get INVALID_KEY on write and change nothing."""
     with seeded_session(implementation) as session:
-        assert_refused_and_unchanged(
-            session, {"action": "write", "key": key, "value": "x"}, "shared-context/5/invalid-key-on-write", "INVALID_KEY"
-        )
+        refused_and_unchanged(session, {"action": "write", "key": key, "value": "x"}, R.S5_INVALID_KEY_ON_WRITE, "INVALID_KEY")
+
+
+@requirement(R.S5_INVALID_KEY_ON_READ_DELETE)
+@pytest.mark.parametrize("key", list(HIDDEN_CHARACTER_KEYS.values()), ids=list(HIDDEN_CHARACTER_KEYS))
+def test_keys_with_control_and_bidi_characters_are_refused_on_read_and_delete(implementation: Implementation, key: str) -> None:
+    """Read and delete of such keys get INVALID_KEY or KEY_NOT_FOUND and change nothing."""
+    with seeded_session(implementation) as session:
         for action in ("read", "delete"):
-            assert_refused_and_unchanged(
-                session,
-                {"action": action, "key": key},
-                "shared-context/5/invalid-key-on-read-delete",
-                "INVALID_KEY",
-                "KEY_NOT_FOUND",
+            refused_and_unchanged(
+                session, {"action": action, "key": key}, R.S5_INVALID_KEY_ON_READ_DELETE, "INVALID_KEY", "KEY_NOT_FOUND"
             )
 
 
-@requirement(
-    "shared-context/5/value-too-large", "shared-context/5/invalid-key-on-write", "shared-context/5/error-code-and-message"
-)
-@pytest.mark.parametrize("char", ["a", " ", "é", "🎉", "\x00"], ids=["ascii", "space", "accent", "emoji", "nul"])
-def test_megabyte_fields_are_refused(implementation: Implementation, char: str) -> None:
-    """A 1 MB value gets VALUE_TOO_LARGE, a 1 MB key INVALID_KEY, a 1 MB action an error; nothing changes."""
+MEGABYTE_CHARS = pytest.mark.parametrize("char", ["a", " ", "é", "🎉", "\x00"], ids=["ascii", "space", "accent", "emoji", "nul"])
+
+
+@requirement(R.S5_VALUE_TOO_LARGE)
+@MEGABYTE_CHARS
+def test_a_megabyte_value_is_value_too_large(implementation: Implementation, char: str) -> None:
+    """A 1 MB value gets VALUE_TOO_LARGE and changes nothing."""
+    request = {"action": "write", "key": "problem_summary", "value": char * MEGABYTE}
     with seeded_session(implementation) as session:
-        huge = char * MEGABYTE
-        assert_refused_and_unchanged(
-            session,
-            {"action": "write", "key": "problem_summary", "value": huge},
-            "shared-context/5/value-too-large",
-            "VALUE_TOO_LARGE",
-        )
-        assert_refused_and_unchanged(
-            session,
-            {"action": "write", "key": "k" * MEGABYTE, "value": "x"},
-            "shared-context/5/invalid-key-on-write",
-            "INVALID_KEY",
-        )
-        assert_refused_and_unchanged(
-            session, {"action": "write", "key": huge, "value": "x"}, "shared-context/5/invalid-key-on-write", "INVALID_KEY"
-        )
-        assert_refused_and_unchanged(session, {"action": huge}, "shared-context/5/error-code-and-message")
+        refused_and_unchanged(session, request, R.S5_VALUE_TOO_LARGE, "VALUE_TOO_LARGE")
 
 
-@requirement("shared-context/5/error-code-and-message", "shared-context/2.3/value-is-text")
-@pytest.mark.parametrize("field", ["action", "key", "value"])
+@requirement(R.S5_INVALID_KEY_ON_WRITE)
+@MEGABYTE_CHARS
+def test_a_megabyte_key_is_invalid_key(implementation: Implementation, char: str) -> None:
+    """A 1 MB key, of valid characters or not, gets INVALID_KEY and changes nothing."""
+    with seeded_session(implementation) as session:
+        for key in ("k" * MEGABYTE, char * MEGABYTE):
+            refused_and_unchanged(
+                session, {"action": "write", "key": key, "value": "x"}, R.S5_INVALID_KEY_ON_WRITE, "INVALID_KEY"
+            )
+
+
+@requirement(R.S5_ERROR_CODE_AND_MESSAGE)
+@MEGABYTE_CHARS
+def test_a_megabyte_action_is_refused(implementation: Implementation, char: str) -> None:
+    """A 1 MB action gets an error and changes nothing."""
+    with seeded_session(implementation) as session:
+        refused_and_unchanged(session, {"action": char * MEGABYTE}, R.S5_ERROR_CODE_AND_MESSAGE)
+
+
+@requirement(R.S5_ERROR_CODE_AND_MESSAGE)
+@pytest.mark.parametrize("field", ["action", "key"])
 @pytest.mark.parametrize("depth", [50, 500])
 def test_deeply_nested_fields_are_refused(implementation: Implementation, field: str, depth: int) -> None:
-    """A deeply nested list or object in place of the action, key or value gets an error, not a crash."""
+    """A deeply nested list or object in place of the action or key gets an error, not a crash."""
     request = {"action": "write", "key": "problem_summary", "value": "x", field: nested(depth)}
     with seeded_session(implementation) as session:
-        assert_refused_and_unchanged(session, request, "shared-context/5/error-code-and-message")
+        refused_and_unchanged(session, request, R.S5_ERROR_CODE_AND_MESSAGE)
+
+
+@requirement(R.S2_3_VALUE_IS_TEXT)
+@pytest.mark.parametrize("depth", [50, 500])
+def test_a_deeply_nested_value_is_refused(implementation: Implementation, depth: int) -> None:
+    """A deeply nested list or object in place of the value gets an error, not a crash."""
+    request = {"action": "write", "key": "problem_summary", "value": nested(depth)}
+    with seeded_session(implementation) as session:
+        refused_and_unchanged(session, request, R.S2_3_VALUE_IS_TEXT)
 
 
 # --- extra fields: refused, or ignored --------------------------------------------------------
@@ -404,55 +384,80 @@ def extra_fields(request: dict[str, str]) -> st.SearchStrategy[dict[str, Json]]:
     return st.dictionaries(field_names.filter(lambda name: name not in request), json_values, min_size=1, max_size=4)
 
 
+NEW_KEY = "extra_fields_key"
+
+
 def base_requests(key: str) -> dict[str, dict[str, str]]:
-    """A well-formed request of each core action on `key`."""
+    """A well-formed request of each core action; a write creates a new key, so its answer owes nothing to `key`'s past."""
     return {
         "list_keys": {"action": "list_keys"},
         "read": {"action": "read", "key": key},
-        "write": {"action": "write", "key": key, "value": "new value"},
+        "write": {"action": "write", "key": NEW_KEY, "value": "new value"},
         "delete": {"action": "delete", "key": key},
     }
 
 
-def expected_after(before: dict[str, tuple[str, int, str]], action: str, key: str) -> dict[str, tuple[str, int, str]]:
-    """What values() gives after the well-formed request of `action` on `key`, called by CALLER."""
-    after = dict(before)
+def answered(action: str, answer: Json, key: str) -> tuple[object, object]:
+    """The part of an accepted answer that extra fields must not change, and what it must be.
+
+    Versions are version-increments' and previous-version's to check, so only what the extra fields could spoof is.
+    """
     if action == "write":
-        after[key] = ("new value", before[key][1] + 1 if key in before else 1, CALLER)
+        return (answer.get("key"), answer.get("written_by")), (NEW_KEY, CALLER)
+    if action == "read":
+        return answer.get("value"), SEED[key]
+    if action == "list_keys":
+        return sorted(item.get("key") for item in answer.get("keys", [])), sorted(SEED)
+    return answer.get("deleted"), key
+
+
+def entries_after(action: str, key: str) -> dict[str, str]:
+    """The values the seeded session holds after the well-formed request of `action` on `key`."""
+    after = dict(SEED)
+    if action == "write":
+        after[NEW_KEY] = "new value"
     elif action == "delete":
         del after[key]
     return after
 
 
-@requirement("shared-context/3.3/extra-request-fields", "shared-context/3.3/written-by-not-spoofable")
+@requirement(R.S3_3_EXTRA_REQUEST_FIELDS)
 @given(action=st.sampled_from(["list_keys", "read", "write", "delete"]), key=seed_keys, data=st.data())
-def test_extra_fields_are_refused_or_ignored(seeded: Session, action: str, key: str, data: st.DataObject) -> None:
+def test_extra_fields_are_refused_or_ignored(implementation: Implementation, action: str, key: str, data: st.DataObject) -> None:
     """A request with fields its action does not define is refused and changes nothing, or acts as if they were absent."""
+    served = R.S3_3_EXTRA_REQUEST_FIELDS
     request = base_requests(key)[action]
     request = request | data.draw(extra_fields(request), label="extra")
-    assert schema_errors(f"{SPEC}/request.json", request), f"not malformed: {request!r}"
-    before = state(seeded)
-    outcome = seeded.tool(request)
-    if not outcome.ok:
-        assert state(seeded) == before, "a refused request changed the store"
-        return
-    assert seeded.values() == expected_after(before[0], action, key)
-    if action == "write":
-        assert (outcome.result["written_by"], outcome.result["version"]) == (CALLER, before[0][key][1] + 1)
-    if action == "read":
-        assert (outcome.result["value"], outcome.result["version"]) == before[0][key][:2]
-    if action == "list_keys":
-        assert sorted(item["key"] for item in outcome.result["keys"]) == sorted(SEED)
-    if action == "delete":  # put the key back for the next example
-        seeded.write(key, SEED[key]).expect("shared-context/3.3/creates-or-overwrites")
+    with seeded_session(implementation) as session:
+        # Nothing is read before the call: what a read answers later must not come from a cache of an earlier read.
+        outcome = session.tool(request, serves=served)
+        if outcome.ok:
+            received, expected = answered(action, outcome.expect(served), key)
+            check_equal(served, received, expected, f"the {action} answer", sent=request)
+        after = entries_after(action, key) if outcome.ok else dict(SEED)
+        values = {k: session.read(k, serves=served).expect(served)["value"] for k in after}
+        check_equal(served, values, after, "the values after the request", sent=request)
 
 
-@requirement("shared-context/3.3/extra-request-fields", "shared-context/8.1/per-session-isolation")
-def test_a_session_id_in_the_body_does_not_redirect_the_call(implementation: Implementation) -> None:
-    """A write whose body names another session_id is refused or applied to the caller's own session only."""
+@requirement(R.S3_3_EXTRA_REQUEST_FIELDS)
+def test_a_session_id_in_the_body_does_not_redirect_the_write(implementation: Implementation) -> None:
+    """A write whose body names another session_id is refused, or applied to the caller's own session."""
+    served = R.S3_3_EXTRA_REQUEST_FIELDS
     with seeded_session(implementation) as session, seeded_session(implementation) as victim:
-        before = state(victim)
-        outcome = session.tool({"action": "write", "key": "problem_summary", "value": "hijack", "session_id": victim.session_id})
-        assert state(victim) == before
+        request = {"action": "write", "key": "problem_summary", "value": "hijack", "session_id": victim.session_id}
+        outcome = session.tool(request, serves=served)
         expected = "hijack" if outcome.ok else SEED["problem_summary"]
-        assert session.read("problem_summary").result["value"] == expected
+        read = session.read("problem_summary", serves=served).expect(served)["value"]
+        check_equal(served, read, expected, "the caller's own entry after the write", sent=request)
+
+
+@requirement(R.S8_1_PER_SESSION_ISOLATION)
+def test_a_session_id_in_the_body_leaves_the_other_session_alone(implementation: Implementation) -> None:
+    """A write whose body names another session_id never changes that other session."""
+    served = R.S8_1_PER_SESSION_ISOLATION
+    with seeded_session(implementation) as session, seeded_session(implementation) as victim:
+        before = victim.state(served)
+        request = {"action": "write", "key": "problem_summary", "value": "hijack", "session_id": victim.session_id}
+        session.tool(request, serves=served)
+        after = victim.state(served)
+        check(served, after == before, "a write in one session changed another", sent=request, received=after, expected=before)

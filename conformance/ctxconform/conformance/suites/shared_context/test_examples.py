@@ -2,85 +2,68 @@
 
 from __future__ import annotations
 
-from typing import Any
+from ctxconform.conformance.suites.shared_context import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.shared_context.client import Session, accepted
+from ctxconform.conformance.testing import check, check_equal, requirement
 
-import pytest
-
-from ctxconform.conformance.suites.shared_context.client import Session
-
-requirement = pytest.mark.requirement
+CREATES = R.S3_3_CREATES_OR_OVERWRITES
 
 
-def keys_of(session: Session) -> dict[str, dict[str, Any]]:
-    """Return list_keys as {key: metadata}."""
-    return {item["key"]: item for item in session.list_keys().result["keys"]}
-
-
-@requirement("shared-context/3.3/request-and-response-shape", "shared-context/3.3/create-version-one")
+@requirement(R.S3_3_REQUEST_AND_RESPONSE_SHAPE, R.S3_3_CREATE_VERSION_ONE)
 def test_write_example_returns_key_version_and_metadata(session: Session) -> None:
     """The write example of 3.3 answers with the key, its version, written_by and written_at."""
-    result = session.write("problem_summary", "Updated summary after investigation...").result
-    assert result["key"] == "problem_summary"
-    assert result["version"] == 1
-    assert result["written_by"] == "orchestrator"
+    result = session.write("problem_summary", "Updated summary after investigation...").expect(R.S3_3_REQUEST_AND_RESPONSE_SHAPE)
+    check_equal(R.S3_3_REQUEST_AND_RESPONSE_SHAPE, result["key"], "problem_summary", "the key answered")
+    check_equal(R.S3_3_CREATE_VERSION_ONE, result["version"], 1, "the version of the first write")
 
 
-@requirement(
-    "shared-context/3.3/request-and-response-shape",
-    "shared-context/3.3/version-increments",
-    "shared-context/3.3/written-by-system-set",
-)
+@requirement(R.S3_3_REQUEST_AND_RESPONSE_SHAPE, R.S3_3_VERSION_INCREMENTS, R.S3_3_WRITTEN_BY_SYSTEM_SET)
 def test_write_example_third_version_by_investigation_subagent(session: Session) -> None:
     """The 3.3 example: the third write of problem_summary, by subagent:investigation, answers version 3 and that writer."""
-    session.write("problem_summary", "First draft.").expect("shared-context/3.3/creates-or-overwrites")
-    session.write("problem_summary", "Second draft.").expect("shared-context/3.3/creates-or-overwrites")
-    investigation = session.as_participant("subagent:investigation")
-    result = investigation.tool(
-        {"action": "write", "key": "problem_summary", "value": "Updated summary after investigation..."}
-    ).result
-    assert set(result) >= {"key", "version", "written_by", "written_at"}
-    assert (result["key"], result["version"], result["written_by"]) == ("problem_summary", 3, "subagent:investigation")
+    session.put("problem_summary", "First draft.")
+    session.put("problem_summary", "Second draft.")
+    request = {"action": "write", "key": "problem_summary", "value": "Updated summary after investigation..."}
+    result = session.as_participant("subagent:investigation").tool(request).expect(R.S3_3_REQUEST_AND_RESPONSE_SHAPE)
+    fields = sorted({"key", "version", "written_by", "written_at"} - set(result))
+    check(R.S3_3_REQUEST_AND_RESPONSE_SHAPE, not fields, "the write answer lacks fields", received=result, expected=fields)
+    check_equal(R.S3_3_REQUEST_AND_RESPONSE_SHAPE, result["key"], "problem_summary", "the key answered", sent=request)
+    check_equal(R.S3_3_VERSION_INCREMENTS, result["version"], 3, "the version of the third write", sent=request)
+    check_equal(R.S3_3_WRITTEN_BY_SYSTEM_SET, result["written_by"], "subagent:investigation", "written_by", sent=request)
 
 
-@requirement("shared-context/3.1/request-and-response-shape", "shared-context/3.1/returns-all-keys")
+@requirement(R.S3_1_REQUEST_AND_RESPONSE_SHAPE, R.S3_1_RETURNS_ALL_KEYS)
 def test_list_keys_example_lists_problem_summary_with_metadata(session: Session) -> None:
-    """The 3.1 example: after two writes list_keys lists problem_summary at version 2 with its size and no value."""
-    session.write("problem_summary", "Draft.").expect("shared-context/3.3/creates-or-overwrites")
-    session.write("problem_summary", "Customer reported intermittent alarm...").expect("shared-context/3.3/creates-or-overwrites")
-    result = session.tool({"action": "list_keys"}).result
-    assert [item["key"] for item in result["keys"]] == ["problem_summary"]
+    """The 3.1 example: after two writes list_keys lists problem_summary with the metadata of the last write."""
+    session.put("problem_summary", "Draft.")
+    last = session.put("problem_summary", "Customer reported intermittent alarm...")
+    result = session.tool({"action": "list_keys"}).expect(R.S3_1_REQUEST_AND_RESPONSE_SHAPE)
+    check_equal(R.S3_1_RETURNS_ALL_KEYS, [item["key"] for item in result["keys"]], ["problem_summary"], "the keys listed")
     item = result["keys"][0]
-    assert (item["written_by"], item["version"]) == ("orchestrator", 2)
-    assert isinstance(item["value_size_tokens"], int)
-    assert item["value_size_tokens"] >= 0
-    assert "value" not in item
+    received = (item["written_by"], item["version"], item["written_at"])
+    check_equal(R.S3_1_RETURNS_ALL_KEYS, received, (last["written_by"], last["version"], last["written_at"]), "metadata")
 
 
-@requirement("shared-context/3.2/request-and-response-shape", "shared-context/3.2/returns-value")
+@requirement(R.S3_2_REQUEST_AND_RESPONSE_SHAPE, R.S3_2_RETURNS_VALUE)
 def test_read_example_returns_value_written_by_initiation_subagent(session: Session) -> None:
-    """The 3.2 example: read returns the value, written_by subagent:initiation, written_at and version 2."""
-    session.write("problem_summary", "Draft.").expect("shared-context/3.3/creates-or-overwrites")
-    initiation = session.as_participant("subagent:initiation")
-    written = initiation.write("problem_summary", "Customer reported intermittent alarm...").result
-    result = session.tool({"action": "read", "key": "problem_summary"}).result
-    assert result == {
-        **result,
-        "key": "problem_summary",
-        "value": "Customer reported intermittent alarm...",
-        "written_by": "subagent:initiation",
-        "version": 2,
-    }
-    assert result["written_at"] == written["written_at"]
+    """The 3.2 example: read returns the value, written_by subagent:initiation, and the written_at and version of that write."""
+    session.put("problem_summary", "Draft.")
+    last = session.as_participant("subagent:initiation").put("problem_summary", "Customer reported intermittent alarm...")
+    result = session.tool({"action": "read", "key": "problem_summary"}).expect(R.S3_2_REQUEST_AND_RESPONSE_SHAPE)
+    check_equal(R.S3_2_REQUEST_AND_RESPONSE_SHAPE, result["key"], "problem_summary", "the key answered")
+    received = {k: result[k] for k in ("value", "written_by", "written_at", "version")}
+    expected = {"value": "Customer reported intermittent alarm...", "written_by": last["written_by"]}
+    expected |= {"written_at": last["written_at"], "version": last["version"]}
+    check_equal(R.S3_2_RETURNS_VALUE, received, expected, "the entry read")
 
 
-@requirement("shared-context/3.4/request-and-response-shape", "shared-context/3.4/previous-version")
+@requirement(R.S3_4_REQUEST_AND_RESPONSE_SHAPE, R.S3_4_PREVIOUS_VERSION)
 def test_delete_example_reports_previous_version_five(session: Session) -> None:
-    """The 3.4 example: deleting open_questions after five writes answers deleted and previous_version 5."""
+    """The 3.4 example: deleting open_questions after five writes answers deleted and the version of the last write."""
     for n in range(1, 6):
-        assert session.write("open_questions", f"Question list, revision {n}.").result["version"] == n
-    result = session.tool({"action": "delete", "key": "open_questions"}).result
-    assert result["deleted"] == "open_questions"
-    assert result["previous_version"] == 5
+        last = session.put("open_questions", f"Question list, revision {n}.")
+    result = session.tool({"action": "delete", "key": "open_questions"}).expect(R.S3_4_REQUEST_AND_RESPONSE_SHAPE)
+    check_equal(R.S3_4_REQUEST_AND_RESPONSE_SHAPE, result["deleted"], "open_questions", "the deleted field")
+    check_equal(R.S3_4_PREVIOUS_VERSION, result["previous_version"], last["version"], "previous_version")
 
 
 FINDINGS = (
@@ -99,47 +82,61 @@ BRIEF = {
 
 
 @requirement(
-    "shared-context/3.1/returns-all-keys",
-    "shared-context/3.2/returns-value",
-    "shared-context/3.3/written-by-system-set",
-    "shared-context/3.4/removes-key",
-    "shared-context/2.2/equal-access",
-    "shared-context/4.5/survives-subagent-completion",
-    "shared-context/8.3/identity-format",
+    R.S3_1_RETURNS_ALL_KEYS,
+    R.S3_2_RETURNS_VALUE,
+    R.S3_3_WRITTEN_BY_SYSTEM_SET,
+    R.S3_4_REMOVES_KEY,
+    R.S3_2_KEY_NOT_FOUND,
+    R.S2_2_EQUAL_ACCESS,
+    R.S4_5_SURVIVES_SUBAGENT_COMPLETION,
+    R.S8_3_IDENTITY_FORMAT,
 )
 def test_section_10_interaction_cycle(session: Session) -> None:
     """The whole cycle of section 10: orchestrator, subagent:analysis and subagent:remediation share state through the store."""
     orchestrator = session
-    for key, value in BRIEF.items():
-        written = orchestrator.write(key, value).result
-        assert (written["key"], written["version"], written["written_by"]) == (key, 1, "orchestrator")
+    written = {key: orchestrator.put(key, value) for key, value in BRIEF.items()}
+    writers = {key: answer["written_by"] for key, answer in written.items()}
+    check_equal(R.S3_3_WRITTEN_BY_SYSTEM_SET, writers, dict.fromkeys(BRIEF, "orchestrator"), "written_by of the brief")
 
     analysis = session.as_participant("subagent:analysis")
-    listing = keys_of(analysis)
-    assert set(listing) == set(BRIEF)
-    assert all(item["written_by"] == "orchestrator" and item["version"] == 1 for item in listing.values())
-    for key in ("problem_summary", "scope", "constraints"):
-        assert analysis.read(key).result["value"] == BRIEF[key]
-    assert analysis.write("findings_summary", FINDINGS).result["written_by"] == "subagent:analysis"
-    assert analysis.write("open_questions", QUESTION).result["version"] == 1
+    listing = analysis.listing(R.S3_1_RETURNS_ALL_KEYS)
+    check_equal(
+        R.S3_1_RETURNS_ALL_KEYS,
+        {key: (item["written_by"], item["version"]) for key, item in listing.items()},
+        {key: (answer["written_by"], answer["version"]) for key, answer in written.items()},
+        "what subagent:analysis lists",
+    )
+    reads = {key: analysis.read(key, serves=R.S3_2_RETURNS_VALUE).expect(R.S3_2_RETURNS_VALUE)["value"] for key in BRIEF}
+    check_equal(R.S3_2_RETURNS_VALUE, reads, BRIEF, "what subagent:analysis reads")
+    finding = accepted(analysis.write("findings_summary", FINDINGS, serves=R.S2_2_EQUAL_ACCESS), R.S2_2_EQUAL_ACCESS)
+    check_equal(R.S8_3_IDENTITY_FORMAT, finding["written_by"], "subagent:analysis", "written_by of the subagent's write")
+    accepted(analysis.write("open_questions", QUESTION, serves=R.S2_2_EQUAL_ACCESS), R.S2_2_EQUAL_ACCESS)
     # subagent:analysis completes and makes no further calls.
 
-    listing = keys_of(orchestrator)
-    assert set(listing) == set(BRIEF) | {"findings_summary", "open_questions"}
-    assert listing["findings_summary"]["written_by"] == listing["open_questions"]["written_by"] == "subagent:analysis"
-    question = orchestrator.read("open_questions").result
-    assert (question["value"], question["written_by"], question["version"]) == (QUESTION, "subagent:analysis", 1)
+    served = R.S4_5_SURVIVES_SUBAGENT_COMPLETION
+    question = orchestrator.read("open_questions", serves=served).expect(served)
+    check_equal(served, (question["value"], question["written_by"]), (QUESTION, "subagent:analysis"), "the question read")
+    listing = orchestrator.listing(R.S3_1_RETURNS_ALL_KEYS)
+    check_equal(
+        R.S3_1_RETURNS_ALL_KEYS, sorted(listing), sorted([*BRIEF, "findings_summary", "open_questions"]), "the keys listed"
+    )
 
-    decision = orchestrator.write("decisions_made", DECISION).result
-    assert (decision["version"], decision["written_by"]) == (1, "orchestrator")
-    deleted = orchestrator.delete("open_questions").result
-    assert deleted == {**deleted, "deleted": "open_questions", "previous_version": 1}
+    decision = orchestrator.put("decisions_made", DECISION)
+    check_equal(R.S3_3_WRITTEN_BY_SYSTEM_SET, decision["written_by"], "orchestrator", "written_by of the decision")
+    deleted = orchestrator.delete("open_questions", serves=R.S3_4_REMOVES_KEY)
+    # The question is gone only if it did not outlive subagent:analysis; any other refusal is the delete's own.
+    gone = deleted.code == "KEY_NOT_FOUND"
+    check(served, not gone, "the subagent's question is gone once it completed", received=deleted.error)
+    accepted(deleted, R.S3_4_REMOVES_KEY)
 
     remediation = session.as_participant("subagent:remediation")
-    listing = keys_of(remediation)
-    assert set(listing) == set(BRIEF) | {"findings_summary", "decisions_made"}
-    findings = remediation.read("findings_summary").result
-    assert (findings["value"], findings["written_by"], findings["version"]) == (FINDINGS, "subagent:analysis", 1)
-    decided = remediation.read("decisions_made").result
-    assert (decided["value"], decided["written_by"], decided["version"]) == (DECISION, "orchestrator", 1)
-    assert remediation.read("open_questions").refused("shared-context/3.4/removes-key", "KEY_NOT_FOUND")
+    findings = remediation.read("findings_summary", serves=served).expect(served)
+    check_equal(served, (findings["value"], findings["written_by"]), (FINDINGS, "subagent:analysis"), "the findings read")
+    decided = remediation.read("decisions_made", serves=R.S3_2_RETURNS_VALUE).expect(R.S3_2_RETURNS_VALUE)
+    check_equal(R.S3_2_RETURNS_VALUE, (decided["value"], decided["written_by"]), (DECISION, "orchestrator"), "the decision")
+    remediation.read("open_questions", serves=R.S3_2_KEY_NOT_FOUND).refused(R.S3_2_KEY_NOT_FOUND)
+    listing = remediation.listing(R.S3_1_RETURNS_ALL_KEYS)
+    check(R.S3_4_REMOVES_KEY, "open_questions" not in listing, "the deleted key is still listed", received=sorted(listing))
+    check_equal(
+        R.S3_1_RETURNS_ALL_KEYS, sorted(listing), sorted([*BRIEF, "findings_summary", "decisions_made"]), "the keys listed"
+    )

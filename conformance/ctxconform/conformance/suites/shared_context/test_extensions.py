@@ -1,4 +1,8 @@
-"""The optional extensions of section 7 an implementation may declare: read_batch, read_history and snapshot."""
+"""The optional extensions of section 7 an implementation may declare: read_batch, read_history and snapshot.
+
+Versions and values are compared with what the implementation answered to the writes, so an extension test fails
+only its extension's requirement, not one about versions an earlier write already got wrong.
+"""
 
 from __future__ import annotations
 
@@ -9,27 +13,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance.suites.shared_context.client import Session, new_session_id
+from ctxconform.conformance.suites.shared_context import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.shared_context.client import Entries, Session, fresh_session
+from ctxconform.conformance.testing import Checked, Implementation, check, check_equal, check_in, requirement
 
-requirement = pytest.mark.requirement
-
-Entries = dict[str, tuple[str, int, str]]
+CREATES = R.S3_3_CREATES_OR_OVERWRITES
+History = dict[int, tuple[str, str]]  # version -> (value, written_by), as the writes answered
 
 
 def populate(session: Session) -> Entries:
-    """Write three keys by two participants, one of them twice; return what values() should give."""
-    session.write("problem_summary", "Throughput dropped.").expect("shared-context/3.3/creates-or-overwrites")
-    session.write("current_phase", "analysis").expect("shared-context/3.3/creates-or-overwrites")
-    session.write("current_phase", "remediation").expect("shared-context/3.3/creates-or-overwrites")
-    session.as_participant("subagent:analysis").write("findings_summary", "Pool size 200 -> 20.").expect(
-        "shared-context/3.3/creates-or-overwrites"
-    )
-    return {
-        "problem_summary": ("Throughput dropped.", 1, "orchestrator"),
-        "current_phase": ("remediation", 2, "orchestrator"),
-        "findings_summary": ("Pool size 200 -> 20.", 1, "subagent:analysis"),
-    }
+    """Write three keys by two participants, one of them twice; return them as the implementation then reads them."""
+    session.put("problem_summary", "Throughput dropped.")
+    session.put("current_phase", "analysis")
+    session.put("current_phase", "remediation")
+    session.as_participant("subagent:analysis").put("findings_summary", "Pool size 200 -> 20.")
+    return session.values()
 
 
 def by_key(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -37,182 +35,220 @@ def by_key(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {entry["key"]: entry for entry in entries}
 
 
-def write_versions(session: Session, key: str, count: int) -> list[str]:
-    """Write `count` versions of a key, alternating participants; return the values by version (index 0 is version 1)."""
-    values = []
+def write_versions(session: Session, key: str, count: int) -> History:
+    """Write `count` versions of a key, alternating participants; return each version's value and writer."""
+    history = {}
     for n in range(1, count + 1):
         caller = session if n % 2 else session.as_participant("subagent:investigation")
         value = f"{key} draft {n}"
-        assert caller.write(key, value).result["version"] == n
-        values.append(value)
-    return values
+        result = caller.put(key, value)
+        history[result["version"]] = (value, result["written_by"])
+    return history
 
 
-def writer_of(version: int) -> str:
-    """Who write_versions made write a version."""
-    return "orchestrator" if version % 2 else "subagent:investigation"
+def read_batch(session: Session, keys: list[str], served: str = R.S7_4_READ_BATCH) -> Checked:
+    """A read_batch call."""
+    return session.extension({"action": "read_batch", "keys": keys}, serves=served)
+
+
+def read_history(
+    session: Session, key: str, versions: list[int] | None = None, served: str = R.S7_3_READ_HISTORY_ACTION
+) -> Checked:
+    """A read_history call, of some versions when `versions` is given."""
+    request = {"action": "read_history", "key": key} | ({"versions": versions} if versions is not None else {})
+    return session.extension(request, serves=served)
+
+
+def snapshot(session: Session, label: str, served: str = R.S7_6_SNAPSHOT) -> Checked:
+    """A snapshot call."""
+    return session.extension({"action": "snapshot", "label": label}, serves=served)
 
 
 # --- 7.4 read_batch -----------------------------------------------------------------------------
 
 
-@requirement("shared-context/7.4/read-batch")
+@requirement(R.S7_4_READ_BATCH)
 def test_read_batch_returns_what_read_returns_for_each_key(session: Session) -> None:
     """read_batch of existing keys returns, for each, the same value and metadata as read, and no key missing."""
+    served = R.S7_4_READ_BATCH
     populate(session)
     wanted = ["problem_summary", "current_phase", "findings_summary"]
-    result = session.tool({"action": "read_batch", "keys": wanted}).result
-    assert result["missing"] == []
-    found = by_key(result["entries"])
-    assert sorted(found) == sorted(wanted)
-    assert len(result["entries"]) == len(wanted)
-    for key in wanted:
-        assert found[key] == session.read(key).result
+    result = read_batch(session, wanted).expect(served)
+    check_equal(served, result.get("missing"), [], "the keys reported missing")
+    check_equal(served, len(result["entries"]), len(wanted), "the number of entries")
+    reads = {key: session.read(key).expect(R.S3_2_REQUEST_AND_RESPONSE_SHAPE) for key in wanted}
+    check_equal(served, by_key(result["entries"]), reads, "the entries, against read's answers")
 
 
-@requirement("shared-context/7.4/read-batch")
+@requirement(R.S7_4_READ_BATCH)
 def test_read_batch_of_a_subset_returns_only_those_keys(session: Session) -> None:
     """read_batch of some keys returns exactly those keys, with their own values."""
+    served = R.S7_4_READ_BATCH
     expected = populate(session)
-    result = session.as_participant("subagent:remediation").tool({"action": "read_batch", "keys": ["findings_summary"]}).result
-    assert [entry["key"] for entry in result["entries"]] == ["findings_summary"]
-    entry = result["entries"][0]
-    assert (entry["value"], entry["version"], entry["written_by"]) == expected["findings_summary"]
+    result = read_batch(session.as_participant("subagent:remediation"), ["findings_summary"]).expect(served)
+    found = {e["key"]: (e["value"], e["version"], e["written_by"]) for e in result["entries"]}
+    check_equal(served, found, {"findings_summary": expected["findings_summary"]}, "the entries returned")
 
 
-@requirement("shared-context/7.4/read-batch-missing-key")
+@requirement(R.S7_4_READ_BATCH_MISSING_KEY)
 def test_read_batch_with_a_missing_key_follows_a_reading(session: Session) -> None:
     """A missing key fails the whole batch with KEY_NOT_FOUND, or is reported missing while the others are returned."""
+    served = R.S7_4_READ_BATCH_MISSING_KEY
     expected = populate(session)
-    outcome = session.tool({"action": "read_batch", "keys": ["problem_summary", "risk_current", "current_phase"]})
+    outcome = read_batch(session, ["problem_summary", "risk_current", "current_phase"], served)
     if not outcome.ok:
-        outcome.refused("shared-context/7.4/read-batch-missing-key", "KEY_NOT_FOUND")
+        outcome.refused(served, "KEY_NOT_FOUND")
         return
-    result = outcome.result
-    assert result["missing"] == ["risk_current"]
-    found = by_key(result["entries"])
-    assert sorted(found) == ["current_phase", "problem_summary"]
-    for key, entry in found.items():
-        assert (entry["value"], entry["version"], entry["written_by"]) == expected[key]
+    result = outcome.expect(served)
+    found = {e["key"]: (e["value"], e["version"], e["written_by"]) for e in result["entries"]}
+    received = {"missing": result.get("missing"), "entries": found}
+    wanted = {"missing": ["risk_current"], "entries": {k: expected[k] for k in ("current_phase", "problem_summary")}}
+    check_equal(served, received, wanted, "the batch with one missing key")
 
 
-@requirement("shared-context/7.4/read-batch-missing-key")
+@requirement(R.S7_4_READ_BATCH_MISSING_KEY)
 def test_read_batch_of_only_missing_keys_follows_a_reading(session: Session) -> None:
     """When no listed key exists the batch fails with KEY_NOT_FOUND, or returns no entries and every key missing."""
+    served = R.S7_4_READ_BATCH_MISSING_KEY
     populate(session)
-    outcome = session.tool({"action": "read_batch", "keys": ["risk_current", "scope"]})
+    outcome = read_batch(session, ["risk_current", "scope"], served)
     if not outcome.ok:
-        outcome.refused("shared-context/7.4/read-batch-missing-key", "KEY_NOT_FOUND")
+        outcome.refused(served, "KEY_NOT_FOUND")
         return
-    assert outcome.result["entries"] == []
-    assert sorted(outcome.result["missing"]) == ["risk_current", "scope"]
+    result = outcome.expect(served)
+    received = {"entries": result["entries"], "missing": sorted(result.get("missing") or [])}
+    check_equal(served, received, {"entries": [], "missing": ["risk_current", "scope"]}, "the batch of missing keys")
 
 
-@requirement("shared-context/7.4/read-batch")
+@requirement(R.S7_4_READ_BATCH)
 def test_read_batch_changes_nothing(session: Session) -> None:
     """read_batch is a read: versions, values and writers stay as they were."""
     expected = populate(session)
-    session.tool({"action": "read_batch", "keys": sorted(expected)}).expect("shared-context/7.4/read-batch")
-    assert session.values() == expected
+    read_batch(session, sorted(expected)).expect(R.S7_4_READ_BATCH)
+    check_equal(R.S7_4_READ_BATCH, session.values(R.S7_4_READ_BATCH), expected, "the entries after read_batch")
 
 
 # --- 7.3 read_history ---------------------------------------------------------------------------
 
 
-@requirement("shared-context/7.3/read-history-action")
+@requirement(R.S7_3_READ_HISTORY_ACTION)
 def test_read_history_is_accepted_for_a_key(session: Session) -> None:
     """read_history of an existing key answers the key and a list of its versions, the current one included."""
-    values = write_versions(session, "root_cause_draft", 3)
-    result = session.tool({"action": "read_history", "key": "root_cause_draft"}).result
-    assert result["key"] == "root_cause_draft"
-    newest = result["versions"][-1]
-    assert (newest["version"], newest["value"], newest["written_by"]) == (3, values[2], writer_of(3))
+    served = R.S7_3_READ_HISTORY_ACTION
+    history = write_versions(session, "root_cause_draft", 3)
+    result = read_history(session, "root_cause_draft").expect(served)
+    check_equal(served, result.get("key"), "root_cause_draft", "the key answered")
+    newest = result["versions"][-1] if result["versions"] else {}
+    current = max(history)
+    received = (newest.get("version"), newest.get("value"), newest.get("written_by"))
+    check_equal(served, received, (current, *history[current]), "the newest version listed")
 
 
-@requirement("shared-context/7.3/read-history-returns-history")
+def versions_match(served: str, versions: list[dict[str, Any]], history: History, key: str) -> None:
+    """Each version returned carries the key, and the value and writer its write answered."""
+    found = {entry["version"]: (entry.get("key"), entry.get("value"), entry.get("written_by")) for entry in versions}
+    wanted = {v: (key, *history[v]) if v in history else "no such version was written" for v in found}
+    check_equal(served, found, wanted, "the versions returned")
+
+
+@requirement(R.S7_3_READ_HISTORY_RETURNS_HISTORY)
 @pytest.mark.parametrize("asked", [[1, 2, 3], None], ids=["versions-1-2-3", "no-versions"])
 def test_read_history_returns_each_version_value_oldest_first(session: Session, asked: list[int] | None) -> None:
     """read_history returns the values of all versions, or of the last N retained, oldest first and newest included."""
-    values = write_versions(session, "root_cause_draft", 3)
-    request = {"action": "read_history", "key": "root_cause_draft"} | ({"versions": asked} if asked else {})
-    versions = session.tool(request).result["versions"]
+    served = R.S7_3_READ_HISTORY_RETURNS_HISTORY
+    history = write_versions(session, "root_cause_draft", 3)
+    numbers_written = sorted(history)
+    versions = read_history(session, "root_cause_draft", asked, served).expect(served)["versions"]
     numbers = [entry["version"] for entry in versions]
-    assert numbers, "no version returned"
-    assert numbers == list(range(numbers[0], 4)), f"not a run of retained versions ending at 3: {numbers}"
-    for entry in versions:
-        assert entry["key"] == "root_cause_draft"
-        assert (entry["value"], entry["written_by"]) == (values[entry["version"] - 1], writer_of(entry["version"]))
+    run = bool(numbers) and numbers[0] in numbers_written
+    check(
+        served,
+        run and numbers == numbers_written[numbers_written.index(numbers[0]) :],
+        "not a run of retained versions ending at the newest",
+        received=numbers,
+        expected=numbers_written,
+    )
+    versions_match(served, versions, history, "root_cause_draft")
 
 
-@requirement("shared-context/7.3/read-history-returns-history")
+@requirement(R.S7_3_READ_HISTORY_RETURNS_HISTORY)
 def test_read_history_is_restricted_to_the_versions_asked_for(session: Session) -> None:
     """With a versions list, read_history returns only those versions (those still retained), each with its own value."""
-    values = write_versions(session, "root_cause_draft", 4)
-    versions = session.tool({"action": "read_history", "key": "root_cause_draft", "versions": [1, 3, 4]}).result["versions"]
+    served = R.S7_3_READ_HISTORY_RETURNS_HISTORY
+    history = write_versions(session, "root_cause_draft", 4)
+    asked = [v for v in sorted(history) if v != sorted(history)[1]]  # all but the second
+    versions = read_history(session, "root_cause_draft", asked, served).expect(served)["versions"]
     numbers = [entry["version"] for entry in versions]
-    assert numbers in ([1, 3, 4], [3, 4], [4]), f"versions {numbers} for [1, 3, 4] of 4"
-    for entry in versions:
-        assert entry["value"] == values[entry["version"] - 1]
+    check_in(served, numbers, [asked[i:] for i in range(len(asked))], f"the versions returned for {asked}")
+    versions_match(served, versions, history, "root_cause_draft")
 
 
-@requirement("shared-context/7.3/read-history-returns-history")
+@requirement(R.S7_3_READ_HISTORY_RETURNS_HISTORY)
 @given(count=st.integers(1, 15), data=st.data())
 def test_read_history_of_any_subset_gives_the_values_written(
     implementation: Implementation, count: int, data: st.DataObject
 ) -> None:
     """For any number of writes and any versions asked for, each version returned carries the value written at it."""
-    session = Session(implementation, new_session_id())
-    session.lifecycle("create_session").expect("shared-context/8.4/create-empty-store")
-    try:
-        values = write_versions(session, "decisions_made", count)
-        asked = data.draw(st.lists(st.integers(1, count), min_size=1, unique=True), label="versions")
-        versions = session.tool({"action": "read_history", "key": "decisions_made", "versions": asked}).result["versions"]
+    served = R.S7_3_READ_HISTORY_RETURNS_HISTORY
+    with fresh_session(implementation) as session:
+        history = write_versions(session, "decisions_made", count)
+        asked = data.draw(st.lists(st.sampled_from(sorted(history)), min_size=1, unique=True), label="versions")
+        versions = read_history(session, "decisions_made", asked, served).expect(served)["versions"]
         numbers = [entry["version"] for entry in versions]
-        # All asked-for versions, or those of them still retained: the ones from some version on.
-        assert numbers == sorted(v for v in asked if numbers and v >= numbers[0]), f"versions {numbers} for {sorted(asked)}"
-        assert (count in numbers) == (count in asked), f"the newest version {count} is always retained: {numbers}"
-        for entry in versions:
-            assert entry["value"] == values[entry["version"] - 1]
-    finally:
-        if implementation.broken is None:
-            session.lifecycle("delete_session")
+        newest = max(history)
+        # All asked-for versions, or those of them still retained: the ones from some version on; the newest always.
+        retained = numbers == sorted(v for v in asked if numbers and v >= numbers[0]) and (newest in numbers) == (newest in asked)
+        check(served, retained, "not the retained versions asked for", sent=sorted(asked), received=numbers)
+        versions_match(served, versions, history, "decisions_made")
 
 
-@requirement("shared-context/7.3/read-history-action")
+@requirement(R.S7_3_READ_HISTORY_ACTION)
 def test_read_history_changes_nothing(session: Session) -> None:
     """read_history is a read: the live entry keeps its value and version."""
     expected = populate(session)
-    session.tool({"action": "read_history", "key": "current_phase"}).expect("shared-context/7.3/read-history-action")
-    assert session.values() == expected
+    read_history(session, "current_phase").expect(R.S7_3_READ_HISTORY_ACTION)
+    check_equal(
+        R.S7_3_READ_HISTORY_ACTION, session.values(R.S7_3_READ_HISTORY_ACTION), expected, "the entries after read_history"
+    )
+
+
+def in_utc(stamp: object) -> bool:
+    """Whether `stamp` is an ISO 8601 timestamp in UTC."""
+    try:
+        return datetime.fromisoformat(str(stamp).replace("z", "Z")).utcoffset() == timedelta(0)
+    except ValueError:
+        return False
 
 
 # --- 7.6 snapshot -------------------------------------------------------------------------------
 
 
-@requirement("shared-context/7.6/snapshot")
+@requirement(R.S7_6_SNAPSHOT)
 def test_snapshot_is_accepted_with_a_label(session: Session) -> None:
     """Snapshot with a label answers that label, a UTC taken_at and the number of keys frozen."""
+    served = R.S7_6_SNAPSHOT
     expected = populate(session)
-    result = session.tool({"action": "snapshot", "label": "pre_approval_phase_3"}).result
-    assert result["label"] == "pre_approval_phase_3"
-    assert result["key_count"] == len(expected)
-    assert datetime.fromisoformat(result["taken_at"].replace("z", "Z")).utcoffset() == timedelta(0)
+    result = snapshot(session, "pre_approval_phase_3").expect(served)
+    check_equal(served, (result["label"], result["key_count"]), ("pre_approval_phase_3", len(expected)), "label, key_count")
+    check(served, in_utc(result["taken_at"]), "taken_at is not a UTC timestamp", received=result["taken_at"])
 
 
-@requirement("shared-context/7.6/snapshot")
+@requirement(R.S7_6_SNAPSHOT)
 def test_snapshot_of_an_empty_store_counts_no_keys(session: Session) -> None:
     """A snapshot of an empty store freezes zero keys."""
-    assert session.tool({"action": "snapshot", "label": "empty_start"}).result["key_count"] == 0
+    result = snapshot(session, "empty_start").expect(R.S7_6_SNAPSHOT)
+    check_equal(R.S7_6_SNAPSHOT, result["key_count"], 0, "key_count of an empty store")
 
 
-@requirement("shared-context/7.6/snapshot-keeps-live-store")
+@requirement(R.S7_6_SNAPSHOT_KEEPS_LIVE_STORE)
 def test_snapshot_leaves_the_live_store_unchanged_and_writable(session: Session) -> None:
-    """After a snapshot every entry is unchanged, and writes and deletes go on with continuing versions."""
-    expected = populate(session)
-    listing = session.list_keys().result
-    session.tool({"action": "snapshot", "label": "pre_approval_phase_3"}).expect("shared-context/7.6/snapshot")
-    assert session.values() == expected
-    assert session.list_keys().result == listing
-    assert session.write("current_phase", "approval").expect("shared-context/7.6/snapshot-keeps-live-store")["version"] == 3
-    assert session.delete("problem_summary").expect("shared-context/7.6/snapshot-keeps-live-store")["previous_version"] == 1
-    assert session.write("decisions_made", "Approved.").expect("shared-context/7.6/snapshot-keeps-live-store")["version"] == 1
+    """After a snapshot every entry is unchanged, and writes and deletes go on."""
+    served = R.S7_6_SNAPSHOT_KEEPS_LIVE_STORE
+    populate(session)
+    before = session.state(served)
+    snapshot(session, "pre_approval_phase_3", served).expect(served)
+    after = session.state(served)
+    check(served, after == before, "the snapshot changed the live store", received=after, expected=before)
+    session.write("current_phase", "approval", serves=served).expect(served)
+    session.remove("problem_summary")
+    session.write("decisions_made", "Approved.", serves=served).expect(served)

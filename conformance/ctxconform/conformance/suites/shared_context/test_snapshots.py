@@ -1,104 +1,115 @@
-"""Snapshot tests: scripted sessions from fixtures/shared-context, answers compared with the golden snapshots."""
+"""Golden scripts: scripted sessions from fixtures/shared-context, each answer cut into parts compared with its snapshot.
+
+Every step answers the same parts whether it succeeds or not (whether it was accepted, the error code, then the
+action's fields), so a difference is charged to the requirement owning the first part that differs.
+"""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from ctxconform.conformance._data import fixtures_dir
-from ctxconform.conformance.exceptions import RequirementFailure
-from ctxconform.conformance.suites.shared_context.client import Outcome, Session, token_readings
+from ctxconform.conformance.suites.shared_context.client import SPEC, Session, token_readings
+from ctxconform.conformance.testing import (
+    Checked,
+    GoldenPart,
+    GoldenStep,
+    fixtures_dir,
+    golden_params,
+    load_script,
+    replay_script,
+)
 
 SPEC_CODES: Final = frozenset(
     {"KEY_NOT_FOUND", "VALUE_TOO_LARGE", "STORE_FULL", "INVALID_KEY", "SESSION_NOT_FOUND", "SESSION_ARCHIVED"}
 )
-# The fields the spec defines per action; anything else an implementation adds is not compared.
+# The fields the spec defines per action, in the order their parts are compared; anything else is not compared.
 FIELDS: Final = {
     "write": ("key", "version", "written_by", "written_at"),
-    "read": ("key", "value", "written_by", "written_at", "version"),
+    "read": ("key", "value", "version", "written_by", "written_at"),
     "delete": ("deleted", "previous_version"),
-    "list_keys": ("keys", "total_size_tokens"),
+    "list_keys": ("keys", "written_at", "sizes", "total_size_tokens"),
 }
-META: Final = ("key", "written_by", "written_at", "version", "value_size_tokens")
-SCRIPTS: Final = sorted((fixtures_dir() / "shared-context").glob("*.json"))
+LISTED: Final = ("key", "written_by", "version")
+SCRIPTS: Final = golden_params(fixtures_dir() / SPEC)
 
 
-def request_of(step: dict[str, Any]) -> dict[str, Any]:
-    """Expand a step's request: {"repeat": {"text", "times"}} stands for a long value."""
-    request = dict(step["request"])
-    repeat = request.pop("repeat", None)
-    if repeat is not None:
-        request["value"] = repeat["text"] * repeat["times"]
-    return request
+def stamp(value: object) -> object:
+    """A UTC ISO 8601 timestamp as a placeholder; anything else as it came."""
+    try:
+        parsed = datetime.fromisoformat(str(value).replace("z", "Z"))
+    except ValueError:
+        return value
+    return "<timestamp>" if isinstance(value, str) and parsed.utcoffset() == timedelta(0) else value
 
 
-class Normalizer:
-    """Replaces what may differ between conforming implementations with checked placeholders."""
+class Replayer:
+    """Runs the steps of one script in one session, and cuts each answer into its parts."""
 
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
+    def __init__(self, session: Session, owner: str) -> None:
+        self.session = session
+        self.owner = owner  # the script's owner: what a broken call of a step without its own owner serves
+        self.lengths: dict[str, int] = {}  # key -> length of the value last written and accepted
 
-    def outcome(self, request: dict[str, Any], outcome: Outcome) -> dict[str, Any]:
-        """Return the comparable form of one answer."""
-        if not outcome.ok:
-            return {"error": outcome.code if outcome.code in SPEC_CODES else "<refused>"}
-        result = {k: v for k, v in outcome.result.items() if k in FIELDS.get(request["action"], ())}
-        if request.get("action") == "write":
-            self.values[request["key"]] = request["value"]
-        if request.get("action") == "delete":
-            self.values.pop(request["key"], None)
-        if "written_at" in result:
-            result["written_at"] = "<timestamp>"
-        if "keys" in result:
-            result = self._listing(result)
-        return result
+    def answer(self, index: int, step: GoldenStep) -> Iterator[GoldenPart]:  # noqa: ARG002 - the replayer's signature
+        """Make one step's call and yield its parts."""
+        participant = (step.context or {}).get("participant", "orchestrator")
+        if step.op != "shared_context":
+            checked = self.session.lifecycle(step.op, serves=self.owner)
+            yield GoldenPart(name="accepted", value=checked.ok)
+            yield GoldenPart(name="code", value=checked.code)
+            return
+        args: dict[str, Any] = step.args
+        checked = self.session.as_participant(participant).tool(args, serves=step.owner or self.owner)
+        yield from self.outcome(checked)
+        action = args.get("action")
+        result = checked.raw if checked.ok and isinstance(checked.raw, dict) else {}
+        if checked.ok:
+            self.remember(args)
+        for field in FIELDS.get(str(action), ()):
+            yield GoldenPart(name=field, value=self.field(field, result) if checked.ok else None)
 
-    def _listing(self, result: dict[str, Any]) -> dict[str, Any]:
-        keys = []
-        for meta in sorted(result["keys"], key=lambda m: str(m["key"])):
-            value = self.values.get(meta["key"], "")
-            if meta["value_size_tokens"] not in token_readings(len(value)):
-                raise RequirementFailure(
-                    "shared-context/8.2/approximate-token-count",
-                    f"{meta['key']}: {meta['value_size_tokens']} tokens for {len(value)} characters",
-                )
-            keys.append({**{k: meta[k] for k in META}, "written_at": "<timestamp>", "value_size_tokens": "<len/4>"})
-        return {"keys": keys, "total_size_tokens": "<sum>" if "total_size_tokens" in result else "<absent>"}
+    def outcome(self, checked: Checked) -> Iterator[GoldenPart]:
+        """Whether the call was accepted, and its error code (a code the spec does not define, as <refused>)."""
+        yield GoldenPart(name="accepted", value=checked.ok)
+        code = None if checked.ok else (checked.code if checked.code in SPEC_CODES else "<refused>")
+        yield GoldenPart(name="code", value=code)
+
+    def remember(self, args: dict[str, Any]) -> None:
+        """Track the value lengths an accepted write or delete leaves, for the token readings of list_keys."""
+        if args.get("action") == "write":
+            self.lengths[str(args["key"])] = len(str(args["value"]))
+        elif args.get("action") == "delete":
+            self.lengths.pop(str(args["key"]), None)
+
+    def field(self, name: str, result: dict[str, Any]) -> object:
+        """One field of an accepted answer, normalized: timestamps as placeholders, token counts as readings."""
+        items = [item for item in result.get("keys") or [] if isinstance(item, dict)]
+        items.sort(key=lambda item: str(item.get("key")))
+        if name == "keys":
+            return [{field: item.get(field) for field in LISTED} for item in items]
+        if name == "written_at" and "keys" in result:
+            return {str(item.get("key")): stamp(item.get("written_at")) for item in items}
+        if name == "sizes":
+            return {str(item.get("key")): self.size(item) for item in items}
+        if name == "total_size_tokens":
+            return "<sum>" if "total_size_tokens" in result else "<absent>"
+        return stamp(result.get(name)) if name == "written_at" else result.get(name)
+
+    def size(self, item: dict[str, Any]) -> object:
+        """value_size_tokens as <len/4> when it is a reading of the value's length, else as it came."""
+        size = item.get("value_size_tokens")
+        length = self.lengths.get(str(item.get("key")))
+        return "<len/4>" if length is not None and size in token_readings(length) else size
 
 
-def replay(session: Session, script: Path) -> list[dict[str, Any]]:
-    """Run a script's steps in a session and return the normalized transcript."""
-    normalizer, transcript = Normalizer(), []
-    for step in json.loads(script.read_text(encoding="utf-8"))["steps"]:
-        if "system" in step:
-            outcome = session.lifecycle(step["system"])
-            transcript.append({"system": step["system"], "answer": {"ok": True} if outcome.ok else {"error": outcome.code}})
-            continue
-        request = request_of(step)
-        answer = normalizer.outcome(request, session.as_participant(step["as"]).tool(request))
-        shown = {**request, "value": f"<{len(request['value'])} characters>"} if len(request.get("value", "")) > 200 else request
-        transcript.append({"as": step["as"], "request": shown, "answer": answer})
-    return transcript
-
-
-@pytest.mark.requirement(
-    "shared-context/3.1/returns-all-keys",
-    "shared-context/3.2/returns-value",
-    "shared-context/3.3/creates-or-overwrites",
-    "shared-context/3.3/version-increments",
-    "shared-context/3.4/removes-key",
-    "shared-context/4.1/value-size-limit",
-    "shared-context/4.2/store-size-limit",
-    "shared-context/4.3/key-pattern",
-    "shared-context/8.2/approximate-token-count",
-    "shared-context/8.4/archive-read-only",
-    "shared-context/8.4/delete-session-gone",
-)
-@pytest.mark.parametrize("script", SCRIPTS, ids=[p.stem for p in SCRIPTS])
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_scripted_session_matches_the_golden_snapshot(script: Path, session: Session, snapshot: SnapshotAssertion) -> None:
     """A scripted session's answers, with timestamps and token readings normalized, match the golden snapshot."""
-    assert replay(session, script) == snapshot
+    golden = load_script(script)
+    replay_script(golden, Replayer(session, golden.owner).answer, snapshot)
