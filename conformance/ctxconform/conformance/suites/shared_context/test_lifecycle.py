@@ -62,6 +62,12 @@ def assert_gone(session: Session, requirement_id: RequirementId, *, writes: bool
         outcome.refused(requirement_id, "SESSION_NOT_FOUND")
 
 
+def as_read(session: Session, key: str, requirement_id: RequirementId) -> tuple[Any, Any]:
+    """A key's (value, version) as the implementation reads it now."""
+    entry = session.read(key, serves=requirement_id).expect(requirement_id)
+    return entry["value"], entry["version"]
+
+
 def metadata(session: Session, requirement_id: RequirementId) -> dict[str, tuple[Any, datetime, Any, Any]]:
     """list_keys as {key: (written_by, written_at as an instant, version, value_size_tokens)}."""
     return {
@@ -130,11 +136,13 @@ def test_an_unknown_session_id_is_session_not_found(implementation: Implementati
 
 
 def write_all(session: Session, writes: list[tuple[str, str, str]]) -> Entries:
-    """Make (participant, key, value) writes; return {key: (value, version, written_by)} as the writes answered."""
+    """Make (participant, key, value) writes; return {key: (value, version, written_by)} as each is read back then."""
+    # Read back at once: that a read gives what was written is returns-value's; isolation is that nothing changes it.
     answered = {}
     for participant, key, value in writes:
-        result = session.as_participant(participant).put(key, value)
-        answered[key] = (value, result["version"], result["written_by"])
+        session.as_participant(participant).put(key, value)
+        entry = session.read(key, serves=R.S2_1_ONE_STORE_PER_SESSION).expect(R.S2_1_ONE_STORE_PER_SESSION)
+        answered[key] = (entry["value"], entry["version"], entry["written_by"])
     return answered
 
 
@@ -356,13 +364,15 @@ def test_versions_continue_after_a_restart(session: Session, implementation: Imp
     # The delete goes first: a write by the orchestrator must not be what decides whether a subagent's key is there.
     session.remove("phase_status", served)
     written = session.write("problem_summary", "after restart", serves=served).expect(served)["version"]
+    # What the implementation itself reads back before the restart is what must survive it (returns-value checks it).
+    kept = session.read("problem_summary", serves=served).expect(served)
     restart(implementation, session, served)
     entry = session.read("problem_summary", serves=served).expect(served)
     before = expected["problem_summary"][1]
     # Exactly one more is version-increments' to check; a counter that did not survive the restart starts again below.
     check(served, written >= before, "the version went back after a restart", received=written, expected=f">= {before}")
     found = {"read": (entry["value"], entry["version"], entry["written_by"])}
-    wanted = {"read": ("after restart", written, "orchestrator")}
+    wanted = {"read": (kept["value"], kept["version"], kept["written_by"])}
     check_equal(served, found, wanted, "versions across restarts")
     check(served, "phase_status" not in session.keys(served), "a key deleted before a restart is back")
 
@@ -400,11 +410,13 @@ def test_entries_persist_however_many_keys_follow(session: Session) -> None:
     """Every key stays, with its value and version, however many other keys are written after it."""
     served = R.S4_5_PERSISTS_SESSION_LIFETIME
     expected = {}
+    # Each key as the implementation reads it right after its write: whether that is what was written is returns-value's.
     for n in range(100):
-        key = f"note_{n:03}"
-        expected[key] = (f"n{n}", session.put(key, f"n{n}")["version"])
+        session.put(f"note_{n:03}", f"n{n}")
+        expected[f"note_{n:03}"] = as_read(session, f"note_{n:03}", served)
     for _ in range(3):
-        expected["note_099"] = ("rewritten", session.put("note_099", "rewritten")["version"])
+        session.put("note_099", "rewritten")
+        expected["note_099"] = as_read(session, "note_099", served)
     check_equal(served, session.keys(served), sorted(expected), "the keys listed")
     found = {}
     for key in expected:
@@ -435,13 +447,14 @@ def test_entries_survive_a_conversation_boundary(session: Session, implementatio
     restart(implementation, session, served)  # the user returns tomorrow
     tomorrow = session.as_participant("subagent:effectiveness_review")
     check_equal(served, tomorrow.values(served), expected, "the entries the next day")
-    written = tomorrow.write("findings_summary", "Revert confirmed effective.", serves=served).expect(served)
+    tomorrow.write("findings_summary", "Revert confirmed effective.", serves=served).expect(served)
+    written = session.read("findings_summary", serves=served).expect(served)  # as the implementation holds it
     restart(implementation, session, served)  # and the day after
     entry = session.read("findings_summary", serves=served).expect(served)
     check_equal(
         served,
         (entry["value"], entry["version"], entry["written_by"]),
-        ("Revert confirmed effective.", written["version"], written["written_by"]),
+        (written["value"], written["version"], written["written_by"]),
         "the entry the day after",
     )
 
