@@ -94,11 +94,10 @@ def test_after_each_restart_every_remaining_test_runs_and_passes(one_of_each: di
 
 
 def test_the_report_says_what_happened_and_when(one_of_each: dict[str, Any]) -> None:
-    """Restarts, replayed setup and the forced stop are events with a time and the test they happened at."""
+    """Restarts and the forced stop are events with a time and the test they happened at."""
     events = one_of_each["events"]
     kinds = [e["kind"] for e in events]
     assert kinds.count("restarted") == BREAKING
-    assert "setup-replayed" in kinds
     assert kinds[-1] == "stop-forced"
     assert [e["at_s"] for e in events] == sorted(e["at_s"] for e in events)
     assert all(e["test"] for e in events if e["kind"] != "stop-forced")

@@ -127,7 +127,7 @@ def test_a_failed_test_has_details_with_quotes_message_transcript_and_replay() -
     transcript = next(e for e in _descendants(details) if "transcript" in classes(e))
     assert json.loads(transcript.text) == TRANSCRIPT
     replay = next(e for e in _descendants(details) if e.tag == "code" and "replay-command" in classes(e))
-    assert replay.text == "ctxconform run --test 'a'"
+    assert replay.text == "ctxconform run --test shared_context/test_x.py::a"
     assert page.one("button", data_copy=replay.attrs["id"]).text == "copy"
 
 

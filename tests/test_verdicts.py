@@ -18,7 +18,7 @@ from helpers import Cli, load_report
 REGISTRY = load_registry("shared-context")
 IDS = [r.id for r in REGISTRY.requirements][:6]
 # Mutants whose whole-suite run fails a handful of tests: every replay of their reports is run again.
-REPLAYED = (("shared-context", "versions_do_not_increment"), ("read-context", "notes_truncate_at_50"))
+REPLAYED = (("shared-context", "versions_do_not_increment"), ("read-context", "conflicts_per_pair_of_genres"))
 
 charges = st.builds(Charge, requirement=st.sampled_from(IDS), verdict=st.sampled_from([v for v in VERDICTS if v != "UNTESTED"]))
 tests = st.lists(st.tuples(st.lists(st.sampled_from(IDS), max_size=3), st.lists(charges, max_size=4)), max_size=6)
