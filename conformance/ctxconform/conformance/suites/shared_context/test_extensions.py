@@ -176,6 +176,8 @@ def test_read_history_is_restricted_to_the_versions_asked_for(session: Session) 
     """With a versions list, read_history returns only those versions (those still retained), each with its own value."""
     served = R.S7_3_READ_HISTORY_RETURNS_HISTORY
     history = write_versions(session, "root_cause_draft", 4)
+    if len(history) < 4:
+        pytest.skip("four writes did not give four versions: that is version-increments' to judge, not read_history's")
     asked = [v for v in sorted(history) if v != sorted(history)[1]]  # all but the second
     versions = read_history(session, "root_cause_draft", asked, served).expect(served)["versions"]
     numbers = [entry["version"] for entry in versions]
