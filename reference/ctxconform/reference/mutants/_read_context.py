@@ -514,7 +514,7 @@ class _LogOldestFirst(ReadContext):
         return context
 
 
-@mutant("read-context/summarization/threshold", catalogue=MUTANTS)
+@mutant("read-context/summarization/threshold", "read-context/implementation-notes/notes-constants", catalogue=MUTANTS)
 def notes_truncate_at_50() -> Reference:
     """The reference, except that notes of 41 to 50 lines come back whole."""
     return Reference(read_context=_TruncateAt50)

@@ -931,6 +931,7 @@ def write_without_written_at() -> Reference:
     "shared-context/3.2/returns-value",
     "shared-context/4.4/last-write-wins",
     "shared-context/3/synchronous",
+    "shared-context/7.3/read-history-returns-history",
     catalogue=MUTANTS,
 )
 def overwrite_keeps_old_value() -> Reference:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from ctxconform.conformance.suites.read_context import requirements as R  # noqa: N812 - the ids read as R.X
@@ -14,7 +15,6 @@ __all__ = [
     "SHORT",
     "TAIL",
     "THRESHOLD",
-    "allowed_notes",
     "check_constants",
     "check_long",
     "check_notes",
@@ -42,6 +42,7 @@ LONG: Final = (
     R.CONSEQUENCES_SIZE_BOUNDED,
 )
 ELIDED: Final = " lines elided] ..."
+_MARKER: Final = re.compile(r"\n\n\.\.\. \[\d+ lines elided\] \.\.\.\n\n")
 
 
 def lines_of(text: str) -> list[str]:
@@ -104,19 +105,28 @@ def check_long(notes: Json, text: str, lines: list[str]) -> None:
     )
 
 
-def allowed_notes(text: str) -> list[Json]:
-    """The notes pieces the ADR allows for `text`: the origin's, and for long notes its tail with the final break kept."""
-    lines = lines_of(text)
-    if len(lines) <= THRESHOLD:
-        return [{"summary": text, "truncated": False}]
-    marker = f"\n\n... [{len(lines) - THRESHOLD} lines elided] ...\n\n"
-    summary = "\n".join(lines[:HEAD]) + marker + "\n".join(lines[-TAIL:])
-    final = "\r\n" if text.endswith("\r\n") else "\n" if text.endswith("\n") else ""
-    return [{"summary": summary, "truncated": True}, {"summary": summary + final, "truncated": True}]
-
-
 def check_constants(notes: Json, text: str) -> None:
-    """The summary cut where a 10-line head, a 30-line tail and a 40-line threshold cut it."""
-    shown = {**notes, "summary": notes["summary"][:300]}
-    message = "the notes are not cut at 10, 30 and 40 lines"
-    check(R.IMPLEMENTATION_NOTES_NOTES_CONSTANTS, notes in allowed_notes(text), message, received=shown)
+    """The cut falls where a 40-line threshold, a 10-line head and a 30-line tail put it (the marker's text is not its)."""
+    summary = str(notes.get("summary", ""))
+    found = _MARKER.search(summary)
+    observed: Json = {"cut": found is not None or ELIDED in summary}
+    expected: Json = {"cut": len(lines_of(text)) > THRESHOLD}
+    if found is not None and expected["cut"]:
+        lines = lines_of(text)
+        final = "\r\n" if text.endswith("\r\n") else "\n" if text.endswith("\n") else ""
+        tail = "\n".join(lines[-TAIL:])
+        head_is_10 = summary[: found.start()] == "\n".join(lines[:HEAD])
+        observed |= {
+            "head is the first 10 lines": head_is_10,
+            "tail is the last 30 lines": summary[found.end() :] in (tail, tail + final),
+        }
+        expected |= {"head is the first 10 lines": True, "tail is the last 30 lines": True}
+    shown = {**notes, "summary": summary[:300]}
+    message = "the notes are not cut at 40 lines into a 10-line head and a 30-line tail"
+    check(
+        R.IMPLEMENTATION_NOTES_NOTES_CONSTANTS,
+        observed == expected,
+        message,
+        received={"notes": shown, "measured": observed},
+        expected=expected,
+    )
