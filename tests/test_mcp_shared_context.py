@@ -179,4 +179,4 @@ def test_the_shared_context_suite_over_mcp_gives_the_same_verdicts_as_in_process
     assert set(inprocess.values()) == {"PASS"}
     assert inprocess.keys() == over_mcp.keys()
     assert {i: v for i, v in over_mcp.items() if i not in unsendable} == {i: "PASS" for i in inprocess if i not in unsendable}
-    assert {i.rsplit("[", 1)[-1] for i in unsendable} <= {"500-action]", "500-key]", "500-value]"}
+    assert all(i.rsplit("[", 1)[-1].startswith("500") for i in unsendable), unsendable  # only the 500-deep requests
