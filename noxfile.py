@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import nox
 
@@ -12,9 +13,26 @@ nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
 
 
+# What the tests run besides Python, by command -> Debian package: git (2.29 or newer, for SHA-256 repositories) for
+# context-snapshot, chromium and its driver for the HTML report in a real browser, redis-server for the Redis store.
+SYSTEM_PACKAGES = {"git": "git", "chromium": "chromium", "chromedriver": "chromium-driver", "redis-server": "redis-server"}
+
+
+def system_packages(session: nox.Session) -> None:
+    """Install the Debian packages the tests need (as root with apt-get), or stop at once with one line naming them."""
+    missing = sorted({package for command, package in SYSTEM_PACKAGES.items() if shutil.which(command) is None})
+    if not missing:
+        return
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        session.error(f"the tests need these Debian packages: {' '.join(missing)}; install them (apt-get install) or run as root")
+    session.run("apt-get", "update", "-qq", external=True)
+    session.run("apt-get", "install", "-y", "-qq", *missing, external=True, env={"DEBIAN_FRONTEND": "noninteractive"})
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the kit's own tests (the reference, the harness, the suites against the reference and the mutants)."""
+    system_packages(session)
     session.install("-e", ".[dev]")
     # Whole files per worker: their module fixtures run whole suites, once per file.
     session.run("pytest", *(session.posargs or ["-n", "auto", "--dist", "loadfile", "-m", "not slow", "--durations=15"]))
