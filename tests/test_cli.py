@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ctxconform.conformance._schemas import schema_errors
+from evidence import problems
 from helpers import Cli, load_report
 
 STDIO = f"stdio:{sys.executable} -m ctxconform.reference.stdio"
@@ -117,3 +118,12 @@ def test_read_context_over_mcp_runs_the_same_tests_as_in_process(tmp_path: Path)
         verdicts.append({t["id"]: t["verdict"] for t in load_report(folder)["implementations"][0]["tests"]})
     assert verdicts[0] == verdicts[1]
     assert len(verdicts[0]) > 150
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "stdio"])
+def test_the_reference_evidences_every_requirement_its_tests_declare(
+    reference_runs: dict[str, tuple[int, Path]], transport: str
+) -> None:
+    """Against the reference every passing test held a check of each requirement it declares, and none is UNTESTED."""
+    _, folder = reference_runs[transport]
+    assert problems(load_report(folder)["implementations"][0]) == []
