@@ -47,7 +47,7 @@ class Ledger:
             raise UndeclaredRequirement(requirement, self.test)
         feature = lookup(requirement).feature
         if feature is not None:
-            self.need(lookup(requirement).id.split("/", maxsplit=1)[0], feature)
+            self.need(requirement.split("/", maxsplit=1)[0], feature)
 
     def need(self, spec: str, feature: str) -> None:
         """Skip the rest of the test (before anything is sent) when the implementation does not declare `feature`."""

@@ -138,12 +138,12 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     spec = ids[0].split("/")[0]
     if spec not in implementation.info.specs:
         pytest.skip(f"the implementation does not implement {spec}")
-    features = {_lookup(rid).feature for rid in ids}
+    feature_of = {rid: _lookup(rid).feature for rid in ids}
     declared = implementation.features(spec)
-    for rid in ids:
-        feature = _lookup(rid).feature
+    for rid, feature in feature_of.items():
         if feature is not None and feature not in declared:
             ledger.skipped[rid] = f"the implementation does not declare feature {feature}"
+    features = set(feature_of.values())
     if None not in features and not features & declared:
         pytest.skip(f"the implementation does not declare feature(s) {', '.join(sorted(map(str, features)))}")
 
