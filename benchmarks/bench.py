@@ -25,8 +25,8 @@ import suite_times
 import validation_cost
 from jsonschema import Draft202012Validator
 
-from ctxconform.conformance._bench import BenchReport, Figure, Machine
-from ctxconform.conformance._schemas import schema
+from ctxconform.conformance.judge._schemas import schema
+from ctxconform.conformance.report._bench import BenchReport, Figure, Machine
 
 Section = Callable[[bool], list[Figure]]
 SECTIONS: dict[str, Section] = {
@@ -35,8 +35,8 @@ SECTIONS: dict[str, Section] = {
     "validation": lambda quick: (
         validation_cost.per_message(1 if quick else 3, 50 if quick else 300) + validation_cost.suite_share()
     ),
-    "read-context": lambda quick: bench_read_context.figures(max_size_mib=16 if quick else 1024, repeat=5 if quick else 15),
-    "context-assembly": lambda quick: bench_context_assembly.figures(
+    "notes-and-logs": lambda quick: bench_read_context.figures(max_size_mib=16 if quick else 1024, repeat=5 if quick else 15),
+    "assembly-scaling": lambda quick: bench_context_assembly.figures(
         [1_000, 10_000] if quick else [1_000, 10_000, 100_000, 1_000_000], 2
     ),
     "suite": lambda quick: suite_times.figures(rounds=1 if quick else 2),

@@ -13,7 +13,7 @@ import statistics
 import time
 from typing import Any
 
-from ctxconform.conformance._bench import Figure, figure
+from ctxconform.conformance.report._bench import Figure, figure
 from ctxconform.reference.context_assembly import assemble
 
 SECTION = "context-assembly"

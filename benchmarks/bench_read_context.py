@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ctxconform.conformance._bench import Figure, figure
+from ctxconform.conformance.report._bench import Figure, figure
 from ctxconform.reference.read_context import ReadContext
 
 SECTION = "read-context"

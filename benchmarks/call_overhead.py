@@ -12,15 +12,15 @@ import shutil
 from measure import PYTHON, percentile, scratch, timed_calls
 
 from ctxconform.conformance import connect, parse_adapter
-from ctxconform.conformance._bench import Figure, figure
-from ctxconform.conformance._specs import start_options
+from ctxconform.conformance.judge._specs import start_options
+from ctxconform.conformance.report._bench import Figure, figure
 
 SECTION = "transport call overhead"
 SC = "shared-context"
 ADAPTERS = {
     "in-process": "reference",
     "stdio": f"stdio:{PYTHON} -m ctxconform.reference.stdio --store memory:",
-    "http": f"http+serve:{PYTHON} -m ctxconform.reference.http --store memory: --port 0",
+    "http": f"http+serve:{PYTHON} -m ctxconform.reference.shared_context.http --store memory: --port 0",
     "mcp+http": f"mcp+http+serve:{PYTHON} -m ctxconform.reference.mcp --http --store memory:",
     "mcp+stdio": f"mcp+stdio:{PYTHON} -m ctxconform.reference.mcp --store memory:",
 }

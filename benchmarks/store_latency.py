@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from measure import percentile, redis_url, scratch, timed_calls
 from naive_store import NaiveJsonStore
 
-from ctxconform.conformance._bench import Figure, figure
+from ctxconform.conformance.report._bench import Figure, figure
 from ctxconform.reference.shared_context import MAX_STORE_TOKENS, SharedContext, Store, open_store
 
 SECTION = "shared-context stores"

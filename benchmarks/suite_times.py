@@ -10,17 +10,21 @@ import time
 
 from measure import PYTHON, scratch
 
-from ctxconform.conformance import SPECS
-from ctxconform.conformance._bench import Figure, figure
+from ctxconform.conformance import specs
+from ctxconform.conformance.report._bench import Figure, figure
 
 SECTION = "whole suite"
-ALL = tuple(SPECS)
-# Each transport and the specs it serves: HTTP serves shared-context only, the MCP server shared- and read-context.
+ALL = tuple(specs())
+# Each transport and the specs it serves: HTTP serves shared-context only, the MCP server the specs with MCP tools.
+MCP = tuple(spec.id for spec in specs().values() if spec.mcp_tools)
 TRANSPORTS = {
     "in-process": ("reference", ALL),
     "stdio": (f"stdio:{PYTHON} -m ctxconform.reference.stdio", ALL),
-    "http": (f"http+serve:{PYTHON} -m ctxconform.reference.http --store sqlite:///{{state_dir}}/sc.db", ("shared-context",)),
-    "mcp+http": (f"mcp+http+serve:{PYTHON} -m ctxconform.reference.mcp --http", ("shared-context", "read-context")),
+    "http": (
+        f"http+serve:{PYTHON} -m ctxconform.reference.shared_context.http --store sqlite:///{{state_dir}}/sc.db",
+        ("shared-context",),
+    ),
+    "mcp+http": (f"mcp+http+serve:{PYTHON} -m ctxconform.reference.mcp --http", MCP),
 }
 
 
@@ -28,7 +32,7 @@ def one_run(adapter: str, spec: str) -> tuple[float, int]:
     """Wall seconds of `ctxconform run` for one spec (process starts included), and how many tests ran."""
     folder = scratch()
     env = {key: value for key, value in os.environ.items() if key not in ("CI", "CTXCONFORM_STORE")}  # the dev profile
-    command = [PYTHON, "-c", "from ctxconform.conformance._cli import main; raise SystemExit(main())"]
+    command = [PYTHON, "-c", "from ctxconform.conformance.cli._main import main; raise SystemExit(main())"]
     command += ["run", "--adapter", adapter, "--spec", spec]
     command += ["--seed", "1", "--quiet", "--report-dir", str(folder / "reports")]
     try:
@@ -48,16 +52,16 @@ def figures(rounds: int) -> list[Figure]:
     walls: dict[tuple[str, str], list[float]] = {}
     tests: dict[tuple[str, str], int] = {}
     for _ in range(rounds):  # transports take turns within a round
-        for name, (adapter, specs) in TRANSPORTS.items():
-            for spec in specs:
+        for name, (adapter, served) in TRANSPORTS.items():
+            for spec in served:
                 elapsed, count = one_run(adapter, spec)
                 walls.setdefault((name, spec), []).append(elapsed)
                 tests[name, spec] = count
     found = []
-    for name, (_adapter, specs) in TRANSPORTS.items():
-        totals = [sum(run) for run in zip(*(walls[name, spec] for spec in specs), strict=True)]
-        count = sum(tests[name, spec] for spec in specs)
-        found += [figure(SECTION, f"{name} {spec}", "s", walls[name, spec], note=f"{tests[name, spec]} tests") for spec in specs]
+    for name, (_adapter, served) in TRANSPORTS.items():
+        totals = [sum(run) for run in zip(*(walls[name, spec] for spec in served), strict=True)]
+        count = sum(tests[name, spec] for spec in served)
+        found += [figure(SECTION, f"{name} {spec}", "s", walls[name, spec], note=f"{tests[name, spec]} tests") for spec in served]
         found.append(figure(SECTION, f"{name} total", "s", totals, note=f"{count} tests in {len(specs)} specs"))
         found.append(figure(SECTION, f"{name} tests per second", "tests/s", [count / total for total in totals]))
     return _with_ratios(found)

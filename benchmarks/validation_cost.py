@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from measure import timed_calls
 
-import ctxconform.conformance._schemas as schemas
-from ctxconform.conformance._bench import Figure, figure
+import ctxconform.conformance.judge._schemas as schemas
+from ctxconform.conformance.report._bench import Figure, figure
 
 SECTION = "schema validation"
 SUITES = Path(schemas.__file__).parent / "suites"

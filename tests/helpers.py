@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from ctxconform.conformance import Report, load_registry
-from ctxconform.conformance._report import implementation_report
-from ctxconform.conformance._results import ResultLine, parse_line
+from ctxconform.conformance.judge._results import ResultLine, parse_line
+from ctxconform.conformance.report._model import implementation_report
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANT_ADAPTER = "python:ctxconform.reference.mutants:versions_do_not_increment"
@@ -31,7 +31,7 @@ class Cli:
 
     def __call__(self, *args: str, timeout: float = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         """Run `ctxconform ARGS` (with `env` added to the environment) and return the finished process."""
-        command = [sys.executable, "-c", "from ctxconform.conformance._cli import main; raise SystemExit(main())", *args]
+        command = [sys.executable, "-c", "from ctxconform.conformance.cli._main import main; raise SystemExit(main())", *args]
         environment = {**os.environ, **(env or {})}
         return subprocess.run(
             command, capture_output=True, text=True, cwd=self.cwd, timeout=timeout, check=False, env=environment

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxconform.conformance._http import mint_token
+from ctxconform.conformance.transports._shared_context_http import mint_token
 
 
 @dataclass(frozen=True)

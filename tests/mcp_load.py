@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ctxconform.conformance._http import mint_token
+from ctxconform.conformance.transports._shared_context_http import mint_token
 
 Json = dict[str, Any]
 PROTOCOL_VERSION = "2025-06-18"

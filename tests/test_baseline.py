@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ctxconform.conformance._baseline import Baseline, KnownFailure, apply_baseline, load_baseline, stale_entries
-from ctxconform.conformance._registry import load_registry
-from ctxconform.conformance._report import TestResult, implementation_report
-from ctxconform.conformance._results import Charge, parse_line
 from ctxconform.conformance.exceptions import ConfigurationError
+from ctxconform.conformance.judge import load_registry
+from ctxconform.conformance.judge._results import Charge, parse_line
+from ctxconform.conformance.report._baseline import Baseline, KnownFailure, apply_baseline, load_baseline, stale_entries
+from ctxconform.conformance.report._model import TestResult, implementation_report
 from helpers import Cli, load_report
 
 MUTANT = "python:ctxconform.reference.mutants:notes_truncate_at_50"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from ctxconform.conformance._bench import figure
-from ctxconform.conformance._schemas import schema
+from ctxconform.conformance.judge._schemas import schema
+from ctxconform.conformance.report._bench import figure
 
 BENCH = Path(__file__).parents[1] / "benchmarks" / "bench.py"
 

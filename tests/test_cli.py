@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxconform.conformance._schemas import schema_errors
+from ctxconform.conformance.judge._schemas import schema_errors
 from evidence import problems
 from helpers import Cli, load_report
 

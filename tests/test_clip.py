@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from ctxconform.conformance._clip import MAX_CHARS, MAX_DEPTH, MAX_ITEMS, clip
-from ctxconform.conformance._report import TestResult
+from ctxconform.conformance.judge._clip import MAX_CHARS, MAX_DEPTH, MAX_ITEMS, clip
+from ctxconform.conformance.report._model import TestResult
 
 
 def nested(depth: int) -> Any:

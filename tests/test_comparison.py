@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ctxconform.conformance._schemas import schema_errors
+from ctxconform.conformance.judge._schemas import schema_errors
 from ctxconform.reference.mutants import mutant_named
 from helpers import COMPARED, COMPARISON_SELECTION, Cli, load_report
 

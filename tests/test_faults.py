@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from ctxconform.conformance._specs import SPECS, suite_root
+from ctxconform.conformance.judge import specs
+from ctxconform.conformance.run._request import SuiteRequest
 from helpers import Cli, load_report
 
 CHILD = Path(__file__).with_name("faulty_child.py")
@@ -50,9 +51,8 @@ def faulty_run(tmp_path: Path, plan: str, *args: str) -> dict[str, Any]:
 
 def collected(spec: str, selection: str) -> int:
     """How many tests of a spec's suite a -k selection collects."""
-    root = suite_root()
-    command = [sys.executable, "-m", "pytest", str(SPECS[spec].directory), "-c", str(root / "pytest.ini")]
-    done = subprocess.run([*command, "--collect-only", "-q", "-k", selection], capture_output=True, text=True, check=False)
+    command = SuiteRequest.for_specs([specs()[spec]], keyword=selection).command("--collect-only", "-q")
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
     return int(done.stdout.strip().splitlines()[-1].split("/")[0].split()[0])
 
 

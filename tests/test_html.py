@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from ctxconform.conformance import Report
-from ctxconform.conformance._html import render_html
-from ctxconform.conformance._report import RunEvent
-from ctxconform.conformance._verdicts import BAD, VERDICTS
+from ctxconform.conformance.judge._verdicts import BAD, VERDICTS
+from ctxconform.conformance.report._html import render_html
+from ctxconform.conformance.report._model import RunEvent
 from helpers import STARTED, build, line
 
 INC = "shared-context/3.3/version-increments"

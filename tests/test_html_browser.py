@@ -16,7 +16,7 @@ from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from ctxconform.conformance._verdicts import BAD
+from ctxconform.conformance.judge._verdicts import BAD
 from helpers import load_report
 
 FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000")

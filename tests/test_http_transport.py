@@ -1,4 +1,4 @@
-"""The reference's shared-context over HTTP (`ctxconform.reference.http`) and the harness's http transports."""
+"""The reference's shared-context over HTTP (`ctxconform.reference.shared_context.http`) and the harness's http transports."""
 
 from __future__ import annotations
 
@@ -20,24 +20,25 @@ from typing import Any
 
 import pytest
 
-from ctxconform.conformance._adapters import connect, parse_adapter
-from ctxconform.conformance._http import mint_token
-from ctxconform.conformance._implementation import Implementation
 from ctxconform.conformance.exceptions import (
     ConfigurationError,
     ImplementationCrashed,
     ImplementationUnavailable,
     ProtocolViolation,
 )
+from ctxconform.conformance.transports._adapters import connect, parse_adapter
+from ctxconform.conformance.transports._implementation import Implementation
+from ctxconform.conformance.transports._shared_context_http import mint_token
 from helpers import Cli, load_report, start_listening, stop_process
 
 SECRET = "test-secret"  # noqa: S105 - a test secret, shared with the child on purpose
-SERVE = f"{sys.executable} -m ctxconform.reference.http --store sqlite:///{{state_dir}}/shared-context.sqlite3 --port 0"
+SERVER = "ctxconform.reference.shared_context.http"
+SERVE = f"{sys.executable} -m {SERVER} --store sqlite:///{{state_dir}}/shared-context.sqlite3 --port 0"
 
 
 @dataclass(frozen=True)
 class Server:
-    """A running `python -m ctxconform.reference.http` child."""
+    """A running `python -m ctxconform.reference.shared_context.http` child."""
 
     process: subprocess.Popen[str]
     host: str
@@ -60,7 +61,15 @@ class Server:
 
 def start_server(tmp_path: Path, *extra: str, stderr: Any = subprocess.DEVNULL) -> Server:
     """Start the reference HTTP server on a free port, its store in tmp_path, and wait for its listening line."""
-    command = [sys.executable, "-m", "ctxconform.reference.http", "--store", f"sqlite:///{tmp_path}/x.db", "--port", "0"]
+    command = [
+        sys.executable,
+        "-m",
+        "ctxconform.reference.shared_context.http",
+        "--store",
+        f"sqlite:///{tmp_path}/x.db",
+        "--port",
+        "0",
+    ]
     process, url = start_listening([*command, *extra], {"CTXCONFORM_TOKEN_SECRET": SECRET}, stderr)
     host, _, port = url.removeprefix("http://").rpartition(":")
     return Server(process, host, int(port))

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ctxconform.conformance._lines import OVERSIZED, TIMED_OUT, LineReader
+from ctxconform.conformance.transports._lines import OVERSIZED, TIMED_OUT, LineReader
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxconform.conformance import Implementation, connect, parse_adapter
-from ctxconform.conformance._data import schemas_dir
-from ctxconform.conformance._schemas import validator
-from ctxconform.conformance._specs import start_options
+from ctxconform.conformance.judge._data import schemas_dir
+from ctxconform.conformance.judge._schemas import validator
+from ctxconform.conformance.judge._specs import start_options
 
 Json = dict[str, Any]
 STDIO = f"stdio:{sys.executable} -m ctxconform.reference.stdio"

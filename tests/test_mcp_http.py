@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from ctxconform.conformance._adapters import connect, parse_adapter
-from ctxconform.conformance._http import mint_token
-from ctxconform.conformance._implementation import Implementation
-from ctxconform.conformance._mcp import json_rpc_refusal
-from ctxconform.conformance._specs import start_options
 from ctxconform.conformance.exceptions import ConfigurationError, ImplementationCrashed, ProtocolViolation
+from ctxconform.conformance.judge._specs import start_options
+from ctxconform.conformance.transports._adapters import connect, parse_adapter
+from ctxconform.conformance.transports._implementation import Implementation
+from ctxconform.conformance.transports._mcp import json_rpc_refusal
+from ctxconform.conformance.transports._shared_context_http import mint_token
 from ctxconform.reference.shared_context import MAX_STORE_TOKENS
 from helpers import Cli, load_report, start_listening, stop_process, wait_for_lines
 from mcp_load import McpSession, McpTarget, acknowledged_writes, filling_writes, session_as, timed_writes

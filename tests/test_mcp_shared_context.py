@@ -15,8 +15,8 @@ import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 
 from ctxconform.conformance import connect, parse_adapter
-from ctxconform.conformance._mcp import MAX_PARTICIPANTS, SDK_CANNOT_ENCODE, SESSION_META
-from ctxconform.conformance._specs import start_options
+from ctxconform.conformance.judge._specs import start_options
+from ctxconform.conformance.transports._mcp import MAX_PARTICIPANTS, SDK_CANNOT_ENCODE, SESSION_META
 from helpers import Cli, load_report
 
 SC = "shared-context"

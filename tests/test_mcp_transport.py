@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from ctxconform.conformance import Implementation, connect, parse_adapter
-from ctxconform.conformance._specs import start_options
 from ctxconform.conformance.exceptions import (
     ImplementationCrashed,
     ImplementationErrored,
     ImplementationTimeout,
     ImplementationUnavailable,
 )
+from ctxconform.conformance.judge._specs import start_options
 
 FAULTY = Path(__file__).with_name("faulty_mcp.py")
 RC = "read-context"

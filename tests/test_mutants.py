@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from ctxconform.conformance._mutation import MutationOptions, run_mutant, uncovered_requirements
-from ctxconform.conformance._schemas import schema_errors
-from ctxconform.conformance._specs import SPECS
+from ctxconform.conformance.judge import specs
+from ctxconform.conformance.judge._schemas import schema_errors
+from ctxconform.conformance.run._mutation import MutationOptions, run_mutant, uncovered_requirements
 from ctxconform.reference import Reference, mutants
 from ctxconform.reference.mutants import MUTANTS, Mutant, mutant_named
 from helpers import Cli
 
-TESTABLE_MUSTS = {r.id for s in SPECS.values() for r in s.registry.requirements if r.level == "MUST" and r.kind == "testable"}
+TESTABLE_MUSTS = {r.id for s in specs().values() for r in s.registry.requirements if r.level == "MUST" and r.kind == "testable"}
 
 
 def test_every_testable_must_requirement_has_a_mutant() -> None:
@@ -24,7 +24,7 @@ def test_every_testable_must_requirement_has_a_mutant() -> None:
 
 def test_every_mutant_names_known_requirements_of_its_spec_and_says_what_it_breaks() -> None:
     """Breaks are registry ids of the mutant's spec; names are unique; descriptions are sentences of their own."""
-    known = {r.id for s in SPECS.values() for r in s.registry.requirements}
+    known = {r.id for s in specs().values() for r in s.registry.requirements}
     for m in MUTANTS:
         assert set(m.breaks) <= known, m.name
         assert all(rid.startswith(f"{m.spec}/") for rid in m.breaks), m.name
@@ -47,7 +47,8 @@ def test_each_mutant_is_reachable_as_an_adapter_factory_and_says_its_name() -> N
 def test_a_mutant_that_changes_nothing_survives_with_a_clear_message(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A 'mutant' that is the reference itself is not killed, and the outcome says the suite has a hole."""
     harmless = Mutant("changes_nothing", "read-context", ("read-context/summarization/threshold",), "nothing", Reference)
-    monkeypatch.setattr(mutants, "_BY_NAME", {**mutants._BY_NAME, harmless.name: harmless})
+    known = {**mutants._by_name(), harmless.name: harmless}
+    monkeypatch.setattr(mutants, "_by_name", lambda: known)
     outcome = run_mutant(harmless.name, MutationOptions(seed=1, profile="ci", timeout=10, work_dir=tmp_path))
     assert not outcome.killed
     assert outcome.tests > 0
@@ -56,7 +57,7 @@ def test_a_mutant_that_changes_nothing_survives_with_a_clear_message(monkeypatch
 
 def test_uncovered_requirements_are_the_testable_musts_no_killed_mutant_breaks() -> None:
     """With no outcome every testable MUST is uncovered."""
-    assert set(uncovered_requirements([], list(SPECS))) == TESTABLE_MUSTS
+    assert set(uncovered_requirements([], list(specs()))) == TESTABLE_MUSTS
 
 
 def test_a_sample_of_mutants_is_killed_and_reported(cli: Cli, tmp_path: Path) -> None:
@@ -68,7 +69,7 @@ def test_a_sample_of_mutants_is_killed_and_reported(cli: Cli, tmp_path: Path) ->
     assert schema_errors("report/mutants.schema.json", report) == []
     assert report["complete"] is False
     assert report["kill_rate"] == 1.0
-    assert {spec: t["mutants"] for spec, t in report["per_spec"].items()} == dict.fromkeys(SPECS, 1)
+    assert {spec: t["mutants"] for spec, t in report["per_spec"].items()} == dict.fromkeys(specs(), 1)
     assert all(o["killed_by"] and set(o["killed_by"]) <= set(o["breaks"]) for o in report["mutants"])
     assert all(mutant_named(o["name"]).spec == o["spec"] for o in report["mutants"])
 

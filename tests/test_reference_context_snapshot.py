@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxconform.conformance._schemas import schema_errors
+from ctxconform.conformance.judge._schemas import schema_errors
 from ctxconform.reference.context_snapshot import (
     ContextSnapshots,
     GitRepository,

@@ -10,13 +10,13 @@ from pathlib import Path
 import jsonschema
 
 from ctxconform.conformance import Report, load_registry
-from ctxconform.conformance._badge import badge_for
-from ctxconform.conformance._cli import _write_reports
-from ctxconform.conformance._ctrf import render_ctrf
-from ctxconform.conformance._junit import render_junit
-from ctxconform.conformance._markdown import render_markdown
-from ctxconform.conformance._report import implementation_report
-from ctxconform.conformance._results import TestLine, read_lines
+from ctxconform.conformance.judge._results import TestLine, read_lines
+from ctxconform.conformance.report._badge import badge_for
+from ctxconform.conformance.report._ctrf import render_ctrf
+from ctxconform.conformance.report._files import write_reports
+from ctxconform.conformance.report._junit import render_junit
+from ctxconform.conformance.report._markdown import render_markdown
+from ctxconform.conformance.report._model import implementation_report
 from helpers import STARTED, build, line, parse_lines
 
 INC = "shared-context/3.3/version-increments"
@@ -193,7 +193,7 @@ def test_every_format_is_written_whole_even_from_a_lone_surrogate_an_implementat
     """A lone surrogate and NUL in a transcript still give every file, strict JSON, the surrogate as its escape text."""
     failed = {**line("b", "FAIL", [INC]), "transcript": [{"reply": {"value": "\ud800\x00"}}], "message": "got '\ud800'"}
     report = build([STARTED, failed])
-    written = _write_reports(report, tmp_path)
+    written = write_reports(report, tmp_path)
     assert {path.name for path in written} >= {"report.json", "junit.xml", "ctrf.json", "summary.md", "report.html", "badge.svg"}
     read = Report.model_validate_json((tmp_path / "report.json").read_bytes())  # pydantic's parser is strict
     assert read.implementations[0].tests[0].transcript == [{"reply": {"value": "\\ud800\x00"}}]

@@ -11,13 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from ctxconform.conformance._baseline import baseline_schema
-from ctxconform.conformance._bench import bench_schema
-from ctxconform.conformance._data import schemas_dir
-from ctxconform.conformance._mutation import mutation_schema
-from ctxconform.conformance._report import report_schema
-from ctxconform.conformance._schemas import _fast_validator, schema_errors, validator
-from ctxconform.conformance._specdiff import spec_diff_schema
+from ctxconform.conformance.judge._data import schemas_dir
+from ctxconform.conformance.judge._schemas import _fast_validator, schema_errors, validator
+from ctxconform.conformance.report._baseline import baseline_schema
+from ctxconform.conformance.report._bench import bench_schema
+from ctxconform.conformance.report._model import report_schema
+from ctxconform.conformance.run._mutation import mutation_schema
+from ctxconform.conformance.specdiff._diff import spec_diff_schema
 
 SCHEMAS = sorted(p.relative_to(schemas_dir()).as_posix() for p in schemas_dir().rglob("*.json"))
 BASE = "https://ctxconform.dev/schemas/"
@@ -45,7 +45,7 @@ def test_every_schema_is_valid_draft_2020_12_with_an_id_matching_its_path(name: 
 def test_the_committed_report_schemas_are_generated_from_the_models(name: str, generate: Any) -> None:
     """schemas/report/NAME.schema.json is what the pydantic model generates.
 
-    Regenerate with `python -m ctxconform.conformance._report` (or `_mutation`, `_baseline`, `_specdiff`, `_bench`)
+    Regenerate with `python -m ctxconform.conformance.report._model` (or `_mutation`, `_baseline`, `_specdiff`, `_bench`)
     > schemas/report/NAME.schema.json.
     """
     committed = json.loads((schemas_dir() / "report" / f"{name}.schema.json").read_text(encoding="utf-8"))

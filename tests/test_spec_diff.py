@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from ctxconform.conformance._data import schemas_dir
-from ctxconform.conformance._specdiff import (
+from ctxconform.conformance.exceptions import ConfigurationError
+from ctxconform.conformance.judge._data import schemas_dir
+from ctxconform.conformance.specdiff._diff import (
     SPEC_DIFF_SCHEMA_ID,
     Change,
     SpecDiff,
@@ -20,7 +21,6 @@ from ctxconform.conformance._specdiff import (
     render_markdown,
     spec_diff_schema,
 )
-from ctxconform.conformance.exceptions import ConfigurationError
 from helpers import ROOT, Cli
 
 SPEC = "shared-context"
@@ -581,7 +581,7 @@ def test_the_json_output_matches_its_schema_and_reads_back(tmp_path: Path) -> No
 
 
 def test_the_committed_spec_diff_schema_is_generated_from_the_model() -> None:
-    """schemas/report/spec-diff.schema.json is what `python -m ctxconform.conformance._specdiff` prints."""
+    """schemas/report/spec-diff.schema.json is what `python -m ctxconform.conformance.specdiff._diff` prints."""
     committed = json.loads((schemas_dir() / "report" / "spec-diff.schema.json").read_text(encoding="utf-8"))
     assert committed == spec_diff_schema()
     assert committed["$id"] == SPEC_DIFF_SCHEMA_ID

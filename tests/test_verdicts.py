@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxconform.conformance import load_registry
-from ctxconform.conformance._report import implementation_report
-from ctxconform.conformance._results import Charge, StartedLine, TestLine
-from ctxconform.conformance._verdicts import BAD, VERDICTS
+from ctxconform.conformance.judge._results import Charge, StartedLine, TestLine
+from ctxconform.conformance.judge._verdicts import BAD, VERDICTS
+from ctxconform.conformance.report._model import implementation_report
 from helpers import Cli, load_report
 
 REGISTRY = load_registry("shared-context")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from ctxconform.conformance.judge import specs
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -40,7 +42,8 @@ def test_the_wheel_has_both_source_roots_registries_snapshots_and_markers(wheel:
     names = set(wheel.namelist())
     assert "ctxconform/reference/__init__.py" in names
     assert "ctxconform/conformance/__init__.py" in names
-    assert "ctxconform/conformance/requirements/shared-context.toml" in names
+    registries = {f"ctxconform/conformance/suites/{spec.suite.name}/registry.toml" for spec in specs().values()}
+    assert registries <= names
     assert "ctxconform/conformance/suites/pytest.ini" in names
     assert "ctxconform/conformance/suites/shared_context/__snapshots__/test_snapshots.ambr" in names
     assert {"ctxconform/reference/py.typed", "ctxconform/conformance/py.typed"} <= names

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ctxconform.conformance._adapters import Adapter, connect, parse_adapter
-from ctxconform.conformance._implementation import Exchange, Implementation
-from ctxconform.conformance._protocol import Reply, SpecInfo, Started
-from ctxconform.conformance._registry import Registry, Requirement, load_registry
-from ctxconform.conformance._report import Report
-from ctxconform.conformance._specs import SPECS
+from collections.abc import Mapping
+
+from ctxconform.conformance._moved import install
+from ctxconform.conformance.judge import Registry, Requirement, Spec, load_registry, specs
+from ctxconform.conformance.report import Report
+from ctxconform.conformance.transports import Adapter, Exchange, Implementation, Reply, SpecInfo, Started, connect, parse_adapter
 
 __all__ = [
     "SPECS",
@@ -18,9 +18,21 @@ __all__ = [
     "Reply",
     "Report",
     "Requirement",
+    "Spec",
     "SpecInfo",
     "Started",
     "connect",
     "load_registry",
     "parse_adapter",
+    "specs",
 ]
+
+
+install()
+
+
+def __getattr__(name: str) -> Mapping[str, Spec]:
+    # `SPECS` was a hand-kept table; it is now `specs()`, found from the suites' `Spec` values.
+    if name == "SPECS":
+        return specs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,12 +35,11 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
 
-from ctxconform.reference._implementation import SharedContextHandler
 from ctxconform.reference._logging import log_to_stderr
 from ctxconform.reference._tokens import Tokens, load_tokens
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.read_context import ReadContext
-from ctxconform.reference.shared_context import SPEC_VERSION, SharedContext, open_store
+from ctxconform.reference.shared_context import SPEC_VERSION, SharedContext, SharedContextHandler, open_store
 
 __all__ = ["MAX_BODY_BYTES", "SESSION_META", "SharedContextConnection", "build_server", "main"]
 

@@ -1,1 +1,3 @@
-"""The conformance suites, one package per spec; run them with `ctxconform run`."""
+"""The kit's own conformance suites, one package per spec, each exporting its `Spec`; run them with `ctxconform run`."""
+
+__all__: list[str] = []

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from ctxconform.reference.content_provider._codec import from_document, to_document
 from ctxconform.reference.content_provider._compose import ComposedRequest, compose
-from ctxconform.reference.content_provider._handler import ContentProviderHandler, open_handler, open_provider_store
+from ctxconform.reference.content_provider._handler import (
+    HANDLER_FACTORY,
+    SPEC_ID,
+    ContentProviderFactory,
+    ContentProviderHandler,
+    open_handler,
+    open_provider_store,
+)
 from ctxconform.reference.content_provider._model import (
     CLASSIFICATIONS,
     SPEC_VERSION,
     TOOL_CALL_MANIFEST,
+    Classification,
     ContentProvider,
     Register,
     ToolCall,
@@ -20,11 +28,15 @@ from ctxconform.reference.content_provider._trace import CompletionTrace, TokenT
 
 __all__ = [
     "CLASSIFICATIONS",
+    "HANDLER_FACTORY",
+    "SPEC_ID",
     "SPEC_VERSION",
     "TOOL_CALL_MANIFEST",
+    "Classification",
     "CompletionTrace",
     "ComposedRequest",
     "ContentProvider",
+    "ContentProviderFactory",
     "ContentProviderHandler",
     "ContentProviders",
     "Execution",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from ctxconform.reference._handler import Opening, SpecHandler
 from ctxconform.reference.content_provider import _args
 from ctxconform.reference.content_provider._codec import from_document, record_from_json, register_json, to_document
 from ctxconform.reference.content_provider._model import SPEC_VERSION
@@ -17,10 +18,18 @@ from ctxconform.reference.content_provider._store import MemoryProviderStore, Pr
 from ctxconform.reference.content_provider._trace import TokenTotals
 from ctxconform.reference.exceptions import SpecError
 
-__all__ = ["ContentProviderHandler", "open_handler", "open_provider_store"]
+__all__ = [
+    "HANDLER_FACTORY",
+    "SPEC_ID",
+    "ContentProviderFactory",
+    "ContentProviderHandler",
+    "open_handler",
+    "open_provider_store",
+]
 
 Json = dict[str, Any]
 Operation = Callable[[ContentProviders, Json], Json]
+SPEC_ID: Final = "content-provider"
 
 
 def open_provider_store(state_dir: Path, store_url: str | None = None) -> ProviderStore:
@@ -53,10 +62,28 @@ class ContentProviderHandler:
 
 
 def open_handler(
-    state_dir: Path, store_url: str | None = None, service: Callable[[ProviderStore], ContentProviders] = ContentProviders
+    state_dir: Path,
+    store_url: str | None = None,
+    service: Callable[[ProviderStore], ContentProviders] = ContentProviders,
+    handler: Callable[[ContentProviders], ContentProviderHandler] = ContentProviderHandler,
 ) -> ContentProviderHandler:
-    """A handler over a store in the state directory (or in memory for `memory:`)."""
-    return ContentProviderHandler(service(open_provider_store(state_dir, store_url)))
+    """A `handler` over a `service` over a store in the state directory (or in memory for `memory:`); a variant swaps either."""
+    return handler(service(open_provider_store(state_dir, store_url)))
+
+
+@dataclass(frozen=True)
+class ContentProviderFactory:
+    """Opens content-provider over the run's store; `open` is the override point a mutant replaces."""
+
+    open: Callable[[Path, str | None], SpecHandler] = open_handler
+    spec: str = SPEC_ID
+
+    def __call__(self, opening: Opening) -> SpecHandler:
+        """A handler over the state folder and the store URL."""
+        return self.open(opening.state_dir, opening.store_url)
+
+
+HANDLER_FACTORY: Final = ContentProviderFactory()
 
 
 def _execution(args: object, op: str, *more: str) -> tuple[str, Json]:

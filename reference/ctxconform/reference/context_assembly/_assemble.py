@@ -5,21 +5,22 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from ctxconform.reference.context_assembly._tokens import (
     DEFAULT_MINIMUM_RECENT,
     DEFAULT_MODEL_LIMIT,
     DEFAULT_STRATEGY,
     DEFAULT_TOKEN_BUFFER,
+    MARKER,
     estimate,
 )
 from ctxconform.reference.context_assembly._tree import Step, content_text, walk
-from ctxconform.reference.context_assembly._truncate import Fitted, Piece, fit
+from ctxconform.reference.context_assembly._truncate import Fitted, Piece, rolling_window, truncate_middle
 from ctxconform.reference.context_assembly._validate import check_request
 from ctxconform.reference.exceptions import SpecError
 
-__all__ = ["assemble"]
+__all__ = ["Assembler", "assemble"]
 
 Json = dict[str, Any]
 _ROLES = {"human": "user", "model": "assistant"}
@@ -32,6 +33,9 @@ def assemble(request: Any) -> Json:
 
 class Assembler:
     """The steps of assembly, one method each, so that a variant can change a single step (the kit's mutants do)."""
+
+    marker_tokens: ClassVar[int] = estimate(MARKER)
+    """The tokens truncateMiddle reserves for its marker: the point a variant reads or overrides."""
 
     # The function itself, not a method wrapping it: it is called once per message of a path of any length.
     estimate = staticmethod(estimate)
@@ -95,11 +99,24 @@ class Assembler:
         return [*pieces, Piece("text", working_buffer)] if working_buffer else pieces
 
     def fit(self, pieces: list[Piece], room: int, settings: Json) -> Fitted:
-        """Truncate the pieces into `room` tokens by the strategy the settings name."""
+        """Truncate the pieces into `room` tokens by the strategy the settings name; at least one piece always stays."""
         estimate = self.estimate
         costs = [estimate(piece.text) for piece in pieces]
+        if not pieces or sum(costs) <= room:
+            return Fitted(pieces, 0)
         strategy = settings.get("truncationStrategy", DEFAULT_STRATEGY)
-        return fit(pieces, costs, room, strategy, settings.get("minimumRecentNodes", DEFAULT_MINIMUM_RECENT))
+        if strategy == "stopAtLimit":
+            raise SpecError(
+                "contextExceedsLimit",
+                f"the context needs {sum(costs)} tokens, {room} are available; exclude nodes or switch models",
+            )
+        if strategy == "rollingWindow":
+            return rolling_window(pieces, costs, room)
+        return self.truncate_middle(pieces, costs, room, settings.get("minimumRecentNodes", DEFAULT_MINIMUM_RECENT))
+
+    def truncate_middle(self, pieces: list[Piece], costs: list[int], room: int, minimum_recent: int) -> Fitted:
+        """Apply truncateMiddle to pieces over `room` tokens, given their estimates: the point a variant overrides."""
+        return truncate_middle(pieces, costs, room, minimum_recent, self.marker_tokens)
 
     def result(self, fitted: Fitted, system: str, *, buffer_mode: bool) -> Json:
         """The completion request: messages (or the document), the system context when there is one, and the flags."""

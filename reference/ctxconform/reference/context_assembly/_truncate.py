@@ -1,16 +1,13 @@
-"""The three truncation strategies, linear in the number of messages (token counts are summed once)."""
+"""The truncation strategies that drop messages, linear in the number of messages (token counts are summed once)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import NamedTuple
 
-from ctxconform.reference.context_assembly._tokens import MARKER, estimate
-from ctxconform.reference.exceptions import SpecError
+from ctxconform.reference.context_assembly._tokens import MARKER
 
-__all__ = ["Fitted", "Piece", "fit"]
-
-_MARKER_TOKENS: Final = estimate(MARKER)
+__all__ = ["Fitted", "Piece", "rolling_window", "truncate_middle"]
 
 
 # A named tuple, not a dataclass, for the same reason as Step: one is built per message of a path of any length.
@@ -29,21 +26,8 @@ class Fitted:
     dropped: int
 
 
-def fit(pieces: list[Piece], costs: list[int], budget: int, strategy: str, minimum_recent: int) -> Fitted:
-    """Keep what fits in `budget` tokens by the strategy, given each piece's estimate; at least one piece always stays."""
-    if not pieces or sum(costs) <= budget:
-        return Fitted(pieces, 0)
-    if strategy == "stopAtLimit":
-        raise SpecError(
-            "contextExceedsLimit",
-            f"the context needs {sum(costs)} tokens, {budget} are available; exclude nodes or switch models",
-        )
-    if strategy == "rollingWindow":
-        return _rolling(pieces, costs, budget)
-    return _middle(pieces, costs, budget, minimum_recent)
-
-
-def _rolling(pieces: list[Piece], costs: list[int], budget: int) -> Fitted:
+def rolling_window(pieces: list[Piece], costs: list[int], budget: int) -> Fitted:
+    """Apply rollingWindow: keep the most recent pieces that fit in `budget` tokens, and always the last one."""
     start, used = len(pieces) - 1, costs[-1]
     while start > 0 and used + costs[start - 1] <= budget:
         start -= 1
@@ -51,9 +35,10 @@ def _rolling(pieces: list[Piece], costs: list[int], budget: int) -> Fitted:
     return Fitted(pieces[start:], start)
 
 
-def _middle(pieces: list[Piece], costs: list[int], budget: int, minimum_recent: int) -> Fitted:
+def truncate_middle(pieces: list[Piece], costs: list[int], budget: int, minimum_recent: int, marker_tokens: int) -> Fitted:
+    """Apply truncateMiddle: keep the most recent pieces, then the beginning, and the marker (`marker_tokens`) between."""
     tail_start = max(1, len(pieces) - max(1, minimum_recent)) if len(pieces) > 1 else 0
-    used = sum(costs[tail_start:]) + _MARKER_TOKENS
+    used = sum(costs[tail_start:]) + marker_tokens
     while tail_start > 1 and used + costs[tail_start - 1] <= budget:  # grow the kept end first
         tail_start -= 1
         used += costs[tail_start]

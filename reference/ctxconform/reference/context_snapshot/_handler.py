@@ -7,15 +7,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from ctxconform.reference._handler import Opening, SpecHandler
 from ctxconform.reference.context_snapshot._objects import Algorithm
 from ctxconform.reference.context_snapshot._repository import GitRepository, Repositories
 from ctxconform.reference.context_snapshot._service import ContextSnapshots
 from ctxconform.reference.context_snapshot._store import SnapshotStore
 from ctxconform.reference.exceptions import SpecError
 
-__all__ = ["FEATURES", "SPEC_VERSION", "ContextSnapshotHandler"]
+__all__ = ["FEATURES", "HANDLER_FACTORY", "SPEC_ID", "SPEC_VERSION", "ContextSnapshotFactory", "ContextSnapshotHandler"]
 
 Json = dict[str, Any]
+SPEC_ID: Final = "context-snapshot"
 SPEC_VERSION: Final = "unversioned"
 FEATURES: Final = ("sha256", "other_kind", "ref_anchoring", "orphan_commit", "keep_pack")
 _OPS: Final = (
@@ -67,3 +69,18 @@ class ContextSnapshotHandler:
     def close(self) -> None:
         """Close the store."""
         self.service.store.close()
+
+
+@dataclass(frozen=True)
+class ContextSnapshotFactory:
+    """Opens context-snapshot over the repositories the start options name; `open` is the override point a mutant replaces."""
+
+    open: Callable[[Path, Json], SpecHandler] = ContextSnapshotHandler.from_options
+    spec: str = SPEC_ID
+
+    def __call__(self, opening: Opening) -> SpecHandler:
+        """A handler over the state folder and the spec's start options."""
+        return self.open(opening.state_dir, opening.options)
+
+
+HANDLER_FACTORY: Final = ContextSnapshotFactory()

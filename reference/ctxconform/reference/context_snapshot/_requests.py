@@ -18,6 +18,7 @@ __all__ = [
     "MAX_CONTENT_BYTES",
     "MAX_PATH",
     "MAX_SUMMARY",
+    "WHITE_SPACE",
     "ItemAt",
     "NewContent",
     "NewItem",
@@ -38,7 +39,7 @@ MAX_PATH: Final = 4096
 MAX_SUMMARY: Final = 65536
 _MAX_NAME: Final = 256
 # Rust's char::is_whitespace (the origin trims with it): what a blank path is made of.
-_WHITE: Final = frozenset(
+WHITE_SPACE: Final = frozenset(
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 _UUID: Final = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -100,7 +101,7 @@ def create_request(args: object) -> NewSnapshot:
     )
 
 
-def item_request(args: object, white: Collection[str] = _WHITE) -> NewItem:
+def item_request(args: object, white: Collection[str] = WHITE_SPACE) -> NewItem:
     """Read add_item's arguments; a path of `white` characters only is blank; a long preview is cut to its first 499."""
     fields = _fields(args, {"snapshot_id", "kind", "path"}, {"content", "preview"})
     preview = _text(fields["preview"], "preview", None, blank=True)[: PREVIEW_LIMIT - 1] if "preview" in fields else None
@@ -160,7 +161,7 @@ def _fields(
     return args
 
 
-def _text(value: object, name: str, limit: int | None, *, blank: bool = False, white: Collection[str] = _WHITE) -> str:
+def _text(value: object, name: str, limit: int | None, *, blank: bool = False, white: Collection[str] = WHITE_SPACE) -> str:
     if not isinstance(value, str):
         _refuse(f"{name} must be a string")
     if limit is not None and len(value) > limit:

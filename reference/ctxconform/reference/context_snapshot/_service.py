@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import base64
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from ctxconform.reference.context_snapshot._model import Header, Item, Snapshot
 from ctxconform.reference.context_snapshot._objects import ObjectId
 from ctxconform.reference.context_snapshot._repository import Repositories
 from ctxconform.reference.context_snapshot._requests import (
+    WHITE_SPACE,
+    ItemAt,
     NewItem,
     blob_request,
     content_request,
@@ -41,6 +43,9 @@ def utc_now() -> str:
 class ContextSnapshots:
     """The spec's operations over a durable store of snapshots and one Git repository per object format."""
 
+    white_space: ClassVar[Collection[str]] = WHITE_SPACE
+    """The characters a blank path is made of (Rust's char::is_whitespace, as the origin trims); the point a variant overrides."""
+
     def __init__(self, store: SnapshotStore, repositories: Repositories, clock: Callable[[], str] = utc_now) -> None:
         self.store = store
         self.repositories = repositories
@@ -58,7 +63,7 @@ class ContextSnapshots:
 
     def add_item(self, args: object) -> Json:
         """Append an item to a draft; its content, when given, becomes a blob in the repository first."""
-        return self.append_item(item_request(args))
+        return self.append_item(item_request(args, white=self.white_space))
 
     def append_item(self, request: NewItem) -> Json:
         """Append an item, read from add_item's arguments, to a draft."""
@@ -82,7 +87,10 @@ class ContextSnapshots:
 
     def remove_item(self, args: object) -> Json:
         """Remove one item of a draft."""
-        request = item_at_request(args)
+        return self.remove_at(item_at_request(args))
+
+    def remove_at(self, request: ItemAt) -> Json:
+        """Remove the item, read from remove_item's arguments, of a draft; the point a variant overrides."""
         with self.store.transaction() as tx:
             header = _draft(tx, request.snapshot_id)
             seq, item = _item_at(tx, header, request.index)

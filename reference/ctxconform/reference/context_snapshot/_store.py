@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 from ctxconform.reference._sqlite import Database
 from ctxconform.reference.context_snapshot._model import Actor, Header, Item, Kind
@@ -23,24 +24,6 @@ CREATE TABLE IF NOT EXISTS items (
     PRIMARY KEY (snapshot_id, seq));
 """
 _HEADER = "object_id, created_at, created_by, selection_strategy, summary, algorithm, finalized"
-
-
-class SnapshotStore:
-    """Snapshots in one SQLite file; each operation is one IMMEDIATE transaction, so none is ever half-written."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._database = Database(path, _SCHEMA)
-
-    @contextmanager
-    def transaction(self) -> Iterator[SnapshotTransaction]:
-        """Run one atomic step: committed when the block ends, rolled back if it raises."""
-        with self._database.transaction() as db:
-            yield SnapshotTransaction(db)
-
-    def close(self) -> None:
-        """Close the database file."""
-        self._database.close()
 
 
 class SnapshotTransaction:
@@ -79,11 +62,20 @@ class SnapshotTransaction:
 
     def item_at(self, object_id: str, index: int) -> tuple[int, Item] | None:
         """The sequence number and the item at `index`, or None."""
+        seq = self.sequence_number(object_id, index)
+        if seq is None:
+            return None
         row = self._db.execute(
-            "SELECT seq, kind, path, preview, blob FROM items WHERE snapshot_id = ? ORDER BY seq LIMIT 1 OFFSET ?",
-            (object_id, index),
+            "SELECT kind, path, preview, blob FROM items WHERE snapshot_id = ? AND seq = ?", (object_id, seq)
         ).fetchone()
-        return None if row is None else (row[0], _item(*row[1:]))
+        return None if row is None else (seq, _item(*row))
+
+    def sequence_number(self, object_id: str, index: int) -> int | None:
+        """The sequence number of the item at `index` (the index-th in order), or None; the point a variant overrides."""
+        row = self._db.execute(
+            "SELECT seq FROM items WHERE snapshot_id = ? ORDER BY seq LIMIT 1 OFFSET ?", (object_id, index)
+        ).fetchone()
+        return None if row is None else int(row[0])
 
     def replace(self, object_id: str, seq: int, item: Item) -> None:
         """Store a changed item in place."""
@@ -101,6 +93,27 @@ class SnapshotTransaction:
     def finalize(self, object_id: str) -> None:
         """Mark a snapshot finalized; nothing changes it afterwards."""
         self._db.execute("UPDATE snapshots SET finalized = 1 WHERE object_id = ?", (object_id,))
+
+
+class SnapshotStore:
+    """Snapshots in one SQLite file; each operation is one IMMEDIATE transaction, so none is ever half-written."""
+
+    transactions: ClassVar[type[SnapshotTransaction]] = SnapshotTransaction
+    """The class of the transactions the store opens; the point a variant overrides."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._database = Database(path, _SCHEMA)
+
+    @contextmanager
+    def transaction(self) -> Iterator[SnapshotTransaction]:
+        """Run one atomic step: committed when the block ends, rolled back if it raises."""
+        with self._database.transaction() as db:
+            yield self.transactions(db)
+
+    def close(self) -> None:
+        """Close the database file."""
+        self._database.close()
 
 
 def _columns(item: Item) -> tuple[str, str, str | None, str | None]:

@@ -1,16 +1,20 @@
-"""The catalogue of mutants: what each one breaks, and how to build it."""
+"""A spec's catalogue of mutants: what each one breaks, its description, and the handler factory it swaps in."""
 
 from __future__ import annotations
 
-import functools
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
+from ctxconform.reference._handler import HandlerFactory
 from ctxconform.reference._implementation import Reference
 
-__all__ = ["Mutant", "mutant"]
+__all__ = ["Catalogue", "Mutant"]
 
 Factory = Callable[[], Reference]
+_Target = TypeVar("_Target", bound=Callable[..., Any])
+_PREFIX = "The reference, except that "
 
 
 @dataclass(frozen=True)
@@ -29,21 +33,42 @@ class Mutant:
         return f"python:ctxconform.reference.mutants:{self.name}"
 
 
-def mutant(*breaks: str, catalogue: list[Mutant]) -> Callable[[Factory], Factory]:
-    """Add the decorated factory to `catalogue` as a mutant breaking `breaks`, named after it, described by its docstring."""
+@dataclass
+class Catalogue:
+    """The mutants of one spec; `adopt` turns a mutated override-point class into the handler factory that uses it."""
 
-    def register(factory: Factory) -> Factory:
-        description = (factory.__doc__ or "").strip().removeprefix("The reference, except that ").rstrip(".")
-        if not breaks or not description:
-            raise ValueError(f"mutant {factory.__name__}: name the requirements it breaks and describe it in a docstring")
+    spec: str
+    adopt: Callable[[type], HandlerFactory]
+    mutants: list[Mutant] = field(default_factory=list)
 
-        @functools.wraps(factory)
-        def named() -> Reference:
-            reference = factory()
-            reference.name = f"mutant:{factory.__name__}"  # what the implementation says it is in reports
-            return reference
+    def mutant(self, *breaks: str, name: str | None = None) -> Callable[[_Target], _Target]:
+        """Register the decorated class (a mutated override point) or function (returning a handler factory).
 
-        catalogue.append(Mutant(factory.__name__, breaks[0].split("/")[0], breaks, description, named))
-        return named
+        The mutant is named after it (a class name in snake case), described by its docstring, and breaks `breaks`.
+        """
 
-    return register
+        def register(target: _Target) -> _Target:
+            mutant_name = name or _snake(target.__name__)
+            description = (target.__doc__ or "").strip().removeprefix(_PREFIX).rstrip(".")
+            if not breaks or not description:
+                raise ValueError(f"mutant {mutant_name}: name the requirements it breaks and describe it in a docstring")
+            if any(not rid.startswith(f"{self.spec}/") for rid in breaks):
+                raise ValueError(f"mutant {mutant_name}: it breaks requirements of {self.spec} only")
+            opener = (lambda: self.adopt(target)) if isinstance(target, type) else target
+            self.mutants.append(Mutant(mutant_name, self.spec, breaks, description, _reference(mutant_name, opener)))
+            return target
+
+        return register
+
+
+def _reference(name: str, opener: Callable[[], HandlerFactory]) -> Factory:
+    def build() -> Reference:
+        # The name is what the implementation says it is in reports.
+        return Reference(name=f"mutant:{name}", replaced=(opener(),))
+
+    build.__name__ = name
+    return build
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.lstrip("_")).lower()

@@ -15,8 +15,12 @@ __all__ = ["conflict_points", "find_conflicts", "load_tastes"]
 _GENRE: Final = re.compile(r"[^./\\\x00-\x1f\x7f][^/\\\x00-\x1f\x7f]{0,99}")
 
 
-def load_tastes(tastes_dir: Path | None, genres: list[str]) -> dict[str, Any]:
-    """Return {default, genres, conflicts} for the declared genres; missing files are left out."""
+def load_tastes(
+    tastes_dir: Path | None,
+    genres: list[str],
+    conflicts: Callable[[dict[str, str]], list[dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """Return {default, genres, conflicts} for the declared genres, conflicts found by `conflicts`; missing files left out."""
     if tastes_dir is None:
         return {"default": "", "genres": {}, "conflicts": []}
     texts = {}
@@ -25,7 +29,7 @@ def load_tastes(tastes_dir: Path | None, genres: list[str]) -> dict[str, Any]:
             text = read_text(tastes_dir / f"{genre}.md")
             if text:
                 texts[genre] = text
-    return {"default": read_text(tastes_dir / "_default.md"), "genres": texts, "conflicts": find_conflicts(texts)}
+    return {"default": read_text(tastes_dir / "_default.md"), "genres": texts, "conflicts": (conflicts or find_conflicts)(texts)}
 
 
 def find_conflicts(texts: dict[str, str], points: Callable[[str], list[str]] | None = None) -> list[dict[str, Any]]:

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from ctxconform.reference.shared_context._handler import (
+    HANDLER_FACTORY,
+    SPEC_ID,
+    SPEC_VERSION,
+    SharedContextFactory,
+    SharedContextHandler,
+)
 from ctxconform.reference.shared_context._keys import check_key
-from ctxconform.reference.shared_context._model import Entry, Metadata, Session
+from ctxconform.reference.shared_context._model import Entry, Metadata, Session, SessionState
 from ctxconform.reference.shared_context._open import open_store
 from ctxconform.reference.shared_context._service import SharedContext, utc_now
 from ctxconform.reference.shared_context._sqlite import SQLiteStore
@@ -17,9 +24,11 @@ from ctxconform.reference.shared_context._tokens import (
 )
 
 __all__ = [
+    "HANDLER_FACTORY",
     "MAX_KEY_LENGTH",
     "MAX_STORE_TOKENS",
     "MAX_VALUE_TOKENS",
+    "SPEC_ID",
     "SPEC_VERSION",
     "WARN_VALUE_TOKENS",
     "Entry",
@@ -27,7 +36,10 @@ __all__ = [
     "Metadata",
     "SQLiteStore",
     "Session",
+    "SessionState",
     "SharedContext",
+    "SharedContextFactory",
+    "SharedContextHandler",
     "Store",
     "Transaction",
     "check_key",
@@ -35,5 +47,3 @@ __all__ = [
     "open_store",
     "utc_now",
 ]
-
-SPEC_VERSION = "0.1.0-draft"

@@ -8,6 +8,7 @@ from typing import Literal
 __all__ = ["Entry", "Metadata", "Session", "SessionState"]
 
 SessionState = Literal["active", "archived"]
+"""A session's lifecycle state: active, or archived and read-only (8.4)."""
 
 
 @dataclass(frozen=True)

@@ -51,12 +51,16 @@ class SharedContext:
     """Per-session key-value working memory over a store."""
 
     max_value_tokens: int = MAX_VALUE_TOKENS
+    """The most tokens one value may hold (4.1): the point a variant overrides to move the value limit."""
     max_store_tokens: int = MAX_STORE_TOKENS
+    """The most tokens a session's values may hold together (4.2): the point a variant overrides to move the store limit."""
+    history_depth: int
+    """How many versions of each key the store keeps for read_history: the point a variant reads when it puts entries back."""
 
     def __init__(self, store: Store, *, clock: Callable[[], str] = utc_now, history_depth: int = 10) -> None:
         self.store = store
         self._clock = clock
-        self._history_depth = history_depth
+        self.history_depth = history_depth
 
     def create_session(self, session_id: object, config: object = None) -> Json:
         """Create an empty active session; refuse an id that is already taken."""
@@ -140,7 +144,7 @@ class SharedContext:
                     "STORE_FULL", f"the store would hold {total} tokens; the limit is {self.max_store_tokens}: delete keys first"
                 )
             entry = Entry(key, participant, self._clock(), self.entry_version(sid, key, old), tokens, value)
-            tx.put(sid, entry, total, self._history_depth)
+            tx.put(sid, entry, total, self.history_depth)
         _audit("write", sid, entry)
         result: Json = {"key": key, "version": entry.version, "written_by": participant, "written_at": entry.written_at}
         if tokens >= WARN_VALUE_TOKENS:

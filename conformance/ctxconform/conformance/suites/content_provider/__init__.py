@@ -1,1 +1,11 @@
-"""The content-provider (AGN-030) conformance suite."""
+"""The content-provider conformance suite, and the spec it checks."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ctxconform.conformance.testing import Spec
+
+__all__ = ["SPEC"]
+
+SPEC: Final = Spec.of_package(__file__, "content-provider")

@@ -1,1 +1,11 @@
-"""The context-assembly conformance suite: a path through a Loom tree assembled into a completion request."""
+"""The context-assembly conformance suite, and the spec it checks."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ctxconform.conformance.testing import Spec
+
+__all__ = ["SPEC"]
+
+SPEC: Final = Spec.of_package(__file__, "context-assembly")

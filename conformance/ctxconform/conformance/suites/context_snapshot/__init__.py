@@ -1,1 +1,35 @@
-"""The context-snapshot conformance suite: immutable snapshots of context items whose content is Git blobs."""
+"""The context-snapshot conformance suite, and the spec it checks."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from pathlib import Path
+from typing import Any, Final
+
+from ctxconform.conformance.testing import Spec
+
+__all__ = ["SPEC"]
+
+
+def _repositories(state_dir: Path) -> dict[str, Any]:
+    # Two empty bare repositories, one per object format: the implementation stores blobs there and the suite runs git
+    # in them. Without git they stay plain folders, and the suite's tests say that git is missing.
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+    repositories = {}
+    for option, object_format in (("repository", "sha1"), ("repository_sha256", "sha256")):
+        path = state_dir / "context-snapshot" / f"{object_format}.git"
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            subprocess.run(  # noqa: S603 - fixed program, arguments passed as a list
+                ["git", "init", "--quiet", "--bare", f"--object-format={object_format}", str(path)],  # noqa: S607
+                check=True,
+                capture_output=True,
+                timeout=30,
+                env=environment,
+            )
+        repositories[option] = str(path)
+    return repositories
+
+
+SPEC: Final = Spec.of_package(__file__, "context-snapshot", start_options=_repositories)

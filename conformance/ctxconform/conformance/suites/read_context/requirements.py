@@ -1,6 +1,6 @@
 """Requirement ids of read-context (ADR-059) as constants; generated from the registry, do not edit.
 
-Regenerate with `python -m ctxconform.conformance._requirement_ids`.
+Regenerate with `python -m ctxconform.conformance.judge._requirement_ids`.
 """
 
 from typing import Final

@@ -1,0 +1,59 @@
+"""What the commands share: exit codes, the report folder, atomic writes, seed and profile, the kit's version."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Final
+
+from ctxconform.conformance.exceptions import ConfigurationError
+
+__all__ = [
+    "EXIT_CONFORMANT",
+    "EXIT_NOT_CONFORMANT",
+    "EXIT_UNAVAILABLE",
+    "EXIT_USAGE",
+    "kit_version",
+    "profile_of",
+    "report_dir",
+    "seed_of",
+]
+
+EXIT_CONFORMANT: Final = 0
+EXIT_NOT_CONFORMANT: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_UNAVAILABLE: Final = 3
+
+
+def report_dir(path: Path) -> Path:
+    """Create the report folder if needed; raise ConfigurationError when it cannot be written."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigurationError(f"cannot create the report folder {path}: {error.strerror}") from error
+    if not os.access(path, os.W_OK):
+        raise ConfigurationError(f"the report folder {path} is not writable")
+    return path
+
+
+def seed_of(options: argparse.Namespace) -> int:
+    """The run's seed: the one given, else a fresh random one (kept in `options` so every use agrees)."""
+    if options.seed is None:
+        options.seed = random.SystemRandom().randrange(2**32)
+    return int(options.seed)
+
+
+def profile_of(options: argparse.Namespace) -> str:
+    """The hypothesis profile: the one given, else ci when CI is set, else dev."""
+    return str(options.profile or ("ci" if os.environ.get("CI") else "dev"))
+
+
+def kit_version() -> str:
+    """The installed kit's version."""
+    try:
+        return version("ctxconform")
+    except PackageNotFoundError:
+        return "0+unknown"

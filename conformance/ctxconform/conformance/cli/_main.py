@@ -1,0 +1,43 @@
+"""The `ctxconform` command: each subcommand from its own module, added from one table."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Final
+
+from ctxconform.conformance.cli import _mutants, _run, _specdiff, _specs
+from ctxconform.conformance.cli._common import EXIT_USAGE, kit_version
+from ctxconform.conformance.exceptions import ConfigurationError
+
+__all__ = ["main"]
+
+_COMMANDS: Final = (_run, _mutants, _specdiff, _specs)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    parser = _parser()
+    options = parser.parse_args(argv)
+    try:
+        return int(options.command(options))
+    except ConfigurationError as error:
+        print(f"ctxconform: error: {error.message}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (`ctxconform specs | head`): nothing more to say, and nobody to say it to.
+        sys.stdout = None
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("ctxconform: interrupted", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ctxconform", description="Conformance kit for agent-context specifications.")
+    parser.add_argument("--version", action="version", version=f"ctxconform {kit_version()}")
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+    for command in _COMMANDS:
+        command.add_parser(commands)
+    return parser

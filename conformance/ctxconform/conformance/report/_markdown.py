@@ -1,0 +1,92 @@
+"""A Markdown summary of a report, short enough for a CI job summary."""
+
+from __future__ import annotations
+
+from ctxconform.conformance.judge._verdicts import BAD
+from ctxconform.conformance.report._model import ImplementationReport, Report
+
+__all__ = ["render_markdown"]
+
+_SHOWN = 30
+
+
+def render_markdown(report: Report) -> str:
+    """Return the report as Markdown."""
+    known = {i.status for i in report.implementations} == {"known-failures"}
+    partial = {i.status for i in report.implementations} == {"partial"}
+    verdict = (
+        "conformant"
+        if report.conformant
+        else (
+            "known failures only" if known else "partial run: no failure, but not every test ran" if partial else "NOT conformant"
+        )
+    )
+    lines = [
+        "# ctxconform report",
+        "",
+        f"**{verdict}** · level {report.level} · profile {report.profile} · seed {report.seed} · {report.duration_s:.1f} s",
+        "",
+        "| implementation | adapter | status | tests | pass | fail | other |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for imp in report.implementations:
+        total = sum(imp.counts.values())
+        passed, failed = imp.counts.get("PASS", 0), imp.counts.get("FAIL", 0)
+        other = total - passed - failed - imp.counts.get("SKIP", 0)
+        name = f"{imp.name or '?'} {imp.version or ''}"
+        lines.append(f"| {name} | `{imp.adapter}` | {imp.status} | {total} | {passed} | {failed} | {other} |")
+    if len(report.implementations) > 1:
+        lines += _comparison(report.implementations)
+    for imp in report.implementations:
+        lines += _implementation(imp)
+    return "\n".join(lines) + "\n"
+
+
+def _comparison(imps: list[ImplementationReport]) -> list[str]:
+    names = [f"{imp.name or imp.adapter} ({index + 1})" for index, imp in enumerate(imps)]
+    lines = ["", "## Side by side", "", "Requirements passed, per spec:", ""]
+    lines += [f"| spec | {' | '.join(names)} |", f"|---|{'---:|' * len(imps)}"]
+    for position, spec in enumerate(imps[0].specs):
+        cells = [f"{imp.specs[position].counts.get('PASS', 0)}/{imp.specs[position].requirements}" for imp in imps]
+        lines.append(f"| {spec.spec} | {' | '.join(cells)} |")
+    rows = list(zip(*(imp.requirements for imp in imps), strict=True))
+    differing = [row for row in rows if len({r.verdict for r in row}) > 1]
+    lines += ["", f"{len(differing)} requirements where the verdicts differ" + (":" if differing else "."), ""]
+    if differing:
+        lines += [f"| requirement | level | {' | '.join(names)} |", f"|---|---|{'---|' * len(imps)}"]
+        lines += [f"| `{row[0].id}` | {row[0].level} | {' | '.join(r.verdict for r in row)} |" for row in differing[:_SHOWN]]
+        if len(differing) > _SHOWN:
+            lines.append(f"| … {len(differing) - _SHOWN} more in report.html | | {' | ' * (len(imps) - 1)}|")
+    return lines
+
+
+def _implementation(imp: ImplementationReport) -> list[str]:
+    lines = ["", f"## {imp.name or imp.adapter}", ""]
+    if imp.message:
+        lines += [f"> {imp.message}", ""]
+    lines += [
+        "| spec | version | declared | requirements | pass | fail | skip | untested |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for spec in imp.specs:
+        c = spec.counts
+        failing = sum(n for v, n in c.items() if v in BAD)
+        lines.append(
+            f"| {spec.spec} | {spec.version} | {spec.declared_version or 'not implemented'} | {spec.requirements}"
+            f" | {c.get('PASS', 0)} | {failing} | {c.get('SKIP', 0)} | {c.get('UNTESTED', 0)} |"
+        )
+    broken = [r for r in imp.requirements if r.verdict in BAD]
+    if broken:
+        lines += ["", "| requirement | level | verdict | quote |", "|---|---|---|---|"]
+        for r in broken[:_SHOWN]:
+            quote = r.quote.replace("|", "\\|").replace("\n", " ")[:120]
+            lines.append(f"| `{r.id}` | {r.level} | {r.verdict} | {quote} |")
+        if len(broken) > _SHOWN:
+            lines.append(f"| … {len(broken) - _SHOWN} more in report.json | | | |")
+    if imp.stale_baseline:
+        lines += ["", "Stale baseline entries (they pass now: remove them):", ""]
+        lines += [f"- {entry}" for entry in imp.stale_baseline]
+    if imp.events:
+        lines += ["", "What happened to the implementation:", ""]
+        lines += [f"- {e.at_s:.1f} s, {e.kind}{f' at `{e.test}`' if e.test else ''}: {e.message}" for e in imp.events]
+    return lines

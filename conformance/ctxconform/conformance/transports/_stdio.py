@@ -1,0 +1,138 @@
+"""The stdio transport: a child process reading JSON lines on stdin and answering JSON lines on stdout."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import threading
+from collections import deque
+from typing import IO, Any, Final
+
+from ctxconform.conformance.exceptions import (
+    ImplementationCrashed,
+    ImplementationTimeout,
+    ImplementationUnavailable,
+    ProtocolViolation,
+)
+from ctxconform.conformance.transports._lines import OVERSIZED, TIMED_OUT, LineReader
+
+__all__ = ["MAX_LINE_BYTES", "StdioTransport", "terminate_group"]
+
+MAX_LINE_BYTES: Final = 64 * 1024 * 1024
+_STDERR_TAIL: Final = 64 * 1024
+
+
+class StdioTransport:
+    """Runs a command and talks the protocol over its stdin and stdout, one JSON message per line."""
+
+    def __init__(self, command: list[str], *, env: dict[str, str] | None = None) -> None:
+        self.command = command
+        self._env = env
+        self._process: subprocess.Popen[bytes] | None = None
+        self._lines: LineReader | None = None
+        self._stderr: deque[bytes] = deque()
+
+    def open(self) -> None:
+        """Start the child process in its own process group."""
+        try:
+            self._process = subprocess.Popen(  # noqa: S603 - the user names the command on purpose
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self._env,
+                start_new_session=True,
+            )
+        except OSError as error:
+            raise ImplementationUnavailable(" ".join(self.command), f"{error.strerror or error}; check the command") from error
+        self._stderr = deque()
+        assert self._process.stdout is not None
+        assert self._process.stderr is not None
+        self._lines = LineReader(self._process.stdout.fileno(), MAX_LINE_BYTES)
+        threading.Thread(target=self._read_stderr, args=(self._process.stderr,), daemon=True).start()
+
+    def exchange(self, message: dict[str, Any], timeout: float) -> object:
+        """Write one line and wait for one line back."""
+        self._send(message)
+        assert self._lines is not None, "harness bug: exchange before open"
+        line = self._lines.read_line(timeout)
+        if line is TIMED_OUT:
+            raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail())
+        if line is OVERSIZED:
+            raise ProtocolViolation(f"a line longer than {MAX_LINE_BYTES} bytes")
+        if not line:
+            raise ImplementationCrashed(self._exit_description(), detail=self.stderr_tail())
+        try:
+            return json.loads(line)
+        except ValueError as error:
+            raise ProtocolViolation(f"not a JSON line: {line[:200]!r}") from error
+
+    def close(self, timeout: float) -> None:
+        """Wait for the child to exit, then terminate and kill its whole process group."""
+        process = self._process
+        if process is None:
+            return
+        self._process = None
+        for stream in (process.stdin,):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            terminate_group(process, timeout)
+        _kill_group(process, signal.SIGKILL)  # anything the child left running in its group
+
+    def stderr_tail(self) -> str:
+        """Return the last part of what the child wrote on stderr."""
+        return b"".join(self._stderr).decode("utf-8", "replace")[-_STDERR_TAIL:]
+
+    def _send(self, message: dict[str, Any]) -> None:
+        process = self._process
+        assert process is not None, "harness bug: exchange before open"
+        assert process.stdin is not None
+        data = json.dumps(message, separators=(",", ":")).encode() + b"\n"  # ASCII escapes carry lone surrogates too
+        try:
+            process.stdin.write(data)
+            process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError) as error:
+            raise ImplementationCrashed(self._exit_description(), detail=self.stderr_tail()) from error
+
+    def _exit_description(self) -> str:
+        process = self._process
+        code = None if process is None else process.poll()
+        if code is None and process is not None:
+            try:
+                code = process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                return "the implementation closed its output but is still running"
+        return f"the implementation exited with code {code}"
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        size = 0
+        for chunk in iter(lambda: stream.read1(4096), b""):  # type: ignore[attr-defined]
+            self._stderr.append(chunk)
+            size += len(chunk)
+            while size > _STDERR_TAIL and len(self._stderr) > 1:
+                size -= len(self._stderr.popleft())
+
+
+def terminate_group(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """SIGTERM a child's process group, SIGKILL it if the child lingers past `timeout`, and kill what it left behind."""
+    _kill_group(process, signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process, signal.SIGKILL)
+        process.wait()
+    _kill_group(process, signal.SIGKILL)
+
+
+def _kill_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, sig)

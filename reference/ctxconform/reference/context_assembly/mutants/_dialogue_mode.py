@@ -1,0 +1,104 @@
+"""Mutants of section "Dialogue Mode Assembly": the path as a messages array."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ctxconform.reference.context_assembly import DEFAULT_MINIMUM_RECENT, Assembler, Fitted, Piece, Step, content_text
+
+from ._base import CATALOGUE, Json
+
+
+@CATALOGUE.mutant("context-assembly/dialogue-mode/messages-array")
+class DroppedCountLeftOutWhenZero(Assembler):
+    """The reference, except that droppedMessageCount is left out of the result when nothing was dropped."""
+
+    def result(self, fitted: Fitted, system: str, *, buffer_mode: bool) -> Json:
+        """The reference's result, without a droppedMessageCount of 0."""
+        result = super().result(fitted, system, buffer_mode=buffer_mode)
+        if not result["droppedMessageCount"]:
+            del result["droppedMessageCount"]
+        return result
+
+
+@CATALOGUE.mutant(
+    "context-assembly/dialogue-mode/traverse-root-to-current",
+    "context-assembly/truncation/middle-keeps-recent",
+    "context-assembly/user-preferences/minimum-recent-nodes",
+    "context-assembly/truncation/rolling-window-keeps-recent",
+    "context-assembly/user-preferences/minimum-recent-nodes-scope",
+    "context-assembly/multi-source-edges/context-before-primary",
+)
+class DialoguePathWalkedBackwards(Assembler):
+    """The reference, except that dialogue messages run from the current position back to the root."""
+
+    def messages(self, steps: list[Step]) -> list[Piece]:
+        """The reference's messages of the path read backwards."""
+        return super().messages(steps[::-1])
+
+
+@CATALOGUE.mutant("context-assembly/dialogue-mode/filter-excluded")
+class NodesAfterAnExcludedNodeDropped(Assembler):
+    """The reference, except that dialogue assembly stops at the first excluded node, dropping the nodes after it."""
+
+    def messages(self, steps: list[Step]) -> list[Piece]:
+        """The reference's messages of the path up to its first excluded node."""
+        first = next((index for index, step in enumerate(steps) if step.excluded), len(steps))
+        return super().messages(steps[:first])
+
+
+@CATALOGUE.mutant("context-assembly/dialogue-mode/system-context-included-by-default")
+class DialogueObeysBufferSystemFlag(Assembler):
+    """The reference, except that dialogue mode leaves the system context out when bufferModeSystemContext is false."""
+
+    def includes_system(self, tree: Json, *, buffer_mode: bool) -> bool:
+        """Whether bufferModeSystemContext asks for the system context, in either mode."""
+        return bool(tree.get("bufferModeSystemContext", not buffer_mode))
+
+
+@CATALOGUE.mutant("context-assembly/dialogue-mode/author-type-roles")
+class RolesAlternateFromUser(Assembler):
+    """The reference, except that message roles alternate from user by position instead of following authorType."""
+
+    def messages(self, steps: list[Step]) -> list[Piece]:
+        """The reference's messages, their roles alternating from user."""
+        roles = ("user", "assistant")
+        return [Piece(roles[index % 2], piece.text) for index, piece in enumerate(super().messages(steps))]
+
+
+@CATALOGUE.mutant(
+    "context-assembly/dialogue-mode/merge-consecutive-same-author",
+    "context-assembly/multi-source-edges/context-before-primary",
+)
+class SameAuthorNodesNotMerged(Assembler):
+    """The reference, except that consecutive same-author nodes stay separate messages."""
+
+    _roles: ClassVar[dict[str, str]] = {"human": "user", "model": "assistant"}
+
+    def messages(self, steps: list[Step]) -> list[Piece]:
+        """One message per kept node, context sources before their primary."""
+        pieces: list[Piece] = []
+        for index, step in enumerate(steps):
+            following = steps[index + 1] if index + 1 < len(steps) else None
+            context = following.context if following is not None and not following.excluded else ()
+            if not step.excluded:
+                pieces += [
+                    Piece(self._roles[node["authorType"]], content_text(node.get("content"))) for node in (*context, step.node)
+                ]
+        return pieces
+
+
+@CATALOGUE.mutant(
+    "context-assembly/dialogue-mode/truncate-only-if-needed",
+    "context-assembly/truncation/stop-at-limit-error",
+)
+class MarkerRoomReservedBeforeTruncating(Assembler):
+    """The reference, except that context that fits but leaves no room for a marker is truncated the middle way."""
+
+    def fit(self, pieces: list[Piece], room: int, settings: Json) -> Fitted:
+        """Truncate the middle whenever the pieces fit but the marker would not fit with them."""
+        # The check reserves the marker's tokens even when nothing would be removed.
+        costs = [self.estimate(piece.text) for piece in pieces]
+        if sum(costs) <= room < sum(costs) + self.marker_tokens and len(pieces) > 1:
+            return self.truncate_middle(pieces, costs, room, settings.get("minimumRecentNodes", DEFAULT_MINIMUM_RECENT))
+        return super().fit(pieces, room, settings)

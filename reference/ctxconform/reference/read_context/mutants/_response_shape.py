@@ -1,0 +1,167 @@
+"""Mutants of the section "Response shape": the keys, types and order of what read_context returns."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from pathlib import Path
+
+from ctxconform.reference.read_context import ReadContext, split_lines
+from ctxconform.reference.read_context.mutants._base import CATALOGUE, Json
+
+__all__ = [
+    "BriefRawStripped",
+    "ConflictsPerPairOfGenres",
+    "EmptyConflictsLeftOut",
+    "GapsTakeTheRequestedImageId",
+    "GenresKeyedByFileName",
+    "IntentCategoryDefaultsToEmpty",
+    "IntentWithoutBlankLines",
+    "LogDetailsKeepTimestampAndOp",
+    "MarkdownReadWithUniversalNewlines",
+    "NotesCarryALineCount",
+    "OnlyLoadedGenresListed",
+    "ResponseEchoesImageId",
+]
+
+
+@CATALOGUE.mutant("read-context/response-shape/top-level-keys")
+class ResponseEchoesImageId(ReadContext):
+    """The reference, except that the response also echoes the image_id."""
+
+    def read_context(self, image_id: object) -> Json:
+        return {**super().read_context(image_id), "image_id": image_id}
+
+
+@CATALOGUE.mutant(
+    "read-context/response-shape/tastes-object",
+    "read-context/consequences/fixed-schema",
+)
+class EmptyConflictsLeftOut(ReadContext):
+    """The reference, except that tastes has no conflicts key when there is no conflict."""
+
+    def tastes(self, declared: list[str]) -> Json:
+        tastes = super().tastes(declared)
+        if not tastes["conflicts"]:
+            del tastes["conflicts"]
+        return tastes
+
+
+@CATALOGUE.mutant(
+    "read-context/response-shape/genres-map",
+    "read-context/loading-order/declared-genres-layer-on-top",
+)
+class GenresKeyedByFileName(ReadContext):
+    """The reference, except that tastes.genres is keyed by file name ("underwater.md") instead of genre name."""
+
+    def tastes(self, declared: list[str]) -> Json:
+        tastes = super().tastes(declared)
+        tastes["genres"] = {f"{genre}.md": text for genre, text in tastes["genres"].items()}
+        return tastes
+
+
+@CATALOGUE.mutant(
+    "read-context/response-shape/conflict-entry",
+    "read-context/conflicts/shared-line-in-genre-files",
+)
+class ConflictsPerPairOfGenres(ReadContext):
+    """The reference, except that a line shared by three genre files gives one entry per pair of them."""
+
+    def tastes(self, declared: list[str]) -> Json:
+        tastes = super().tastes(declared)
+        tastes["conflicts"] = [
+            {"point": entry["point"], "files": list(pair)}
+            for entry in tastes["conflicts"]
+            for pair in combinations(entry["files"], 2)
+        ]
+        return tastes
+
+
+@CATALOGUE.mutant(
+    "read-context/response-shape/brief-raw",
+    "read-context/response-shape/structured-top-prose-body",
+)
+class BriefRawStripped(ReadContext):
+    """The reference, except that brief.raw has its surrounding whitespace stripped."""
+
+    def brief(self, workspace: Path) -> Json:
+        brief = super().brief(workspace)
+        brief["raw"] = brief["raw"].strip()
+        return brief
+
+
+@CATALOGUE.mutant("read-context/response-shape/brief-intent")
+class IntentWithoutBlankLines(ReadContext):
+    """The reference, except that brief.intent leaves out blank lines."""
+
+    def brief(self, workspace: Path) -> Json:
+        brief = super().brief(workspace)
+        brief["intent"] = "\n".join(line for line in brief["intent"].split("\n") if line.strip())
+        return brief
+
+
+@CATALOGUE.mutant("read-context/response-shape/brief-tastes-list")
+class OnlyLoadedGenresListed(ReadContext):
+    """The reference, except that brief.tastes lists only the declared genres that have a taste file."""
+
+    def read_context(self, image_id: object) -> Json:
+        context = super().read_context(image_id)
+        loaded = context["tastes"]["genres"]
+        context["brief"]["tastes"] = [genre for genre in context["brief"]["tastes"] if genre in loaded]
+        return context
+
+
+@CATALOGUE.mutant("read-context/response-shape/notes-object", name="notes_carry_a_line_count")
+class NotesCarryALineCount(ReadContext):
+    """The reference, except that notes also carries the summary's line count as `lines`."""
+
+    def notes(self, workspace: Path) -> Json:
+        notes = super().notes(workspace)
+        return {**notes, "lines": len(split_lines(notes["summary"]))}
+
+
+@CATALOGUE.mutant("read-context/response-shape/log-entry-shape")
+class LogDetailsKeepTimestampAndOp(ReadContext):
+    """The reference, except that a log entry's details also hold its timestamp and op."""
+
+    def log_entry(self, record: Json) -> Json:
+        return {**super().log_entry(record), "details": dict(record)}
+
+
+@CATALOGUE.mutant("read-context/response-shape/gap-record-fields")
+class GapsTakeTheRequestedImageId(ReadContext):
+    """The reference, except that every gap record's image_id is the requested image's, not the line's."""
+
+    def read_context(self, image_id: object) -> Json:
+        context = super().read_context(image_id)
+        for record in context["recent_gaps"]:
+            record["image_id"] = image_id
+        return context
+
+
+@CATALOGUE.mutant("read-context/response-shape/gap-record-defaults")
+class IntentCategoryDefaultsToEmpty(ReadContext):
+    """The reference, except that a gap line without intent_category gets '' instead of 'uncategorized'."""
+
+    def gap(self, record: Json) -> Json:
+        return {**super().gap(record), **({} if "intent_category" in record else {"intent_category": ""})}
+
+
+def _lf(text: str) -> str:
+    """What reading in text mode does to a file's line breaks."""
+    return text.replace("\r\n", "\n")
+
+
+@CATALOGUE.mutant(
+    "read-context/response-shape/structured-top-prose-body",
+    "read-context/summarization/short-notes-raw",
+)
+class MarkdownReadWithUniversalNewlines(ReadContext):
+    r"""The reference, except that the markdown is read in text mode, so its \r\n line breaks come back as \n."""
+
+    def read_context(self, image_id: object) -> Json:
+        context = super().read_context(image_id)
+        tastes, brief, notes = context["tastes"], context["brief"], context["notes"]
+        tastes["default"] = _lf(tastes["default"])
+        tastes["genres"] = {genre: _lf(text) for genre, text in tastes["genres"].items()}
+        brief["raw"], brief["intent"], notes["summary"] = _lf(brief["raw"]), _lf(brief["intent"]), _lf(notes["summary"])
+        return context
