@@ -13,7 +13,7 @@ from ctxconform.conformance.suites.context_snapshot import requirements as R  # 
 from ctxconform.conformance.suites.context_snapshot.client import Snapshots, as_content, item_blob, items_of
 from ctxconform.conformance.suites.context_snapshot.repository import Repository
 from ctxconform.conformance.suites.context_snapshot.strategies import KINDS
-from ctxconform.conformance.testing import Checked, check_equal, requirement
+from ctxconform.conformance.testing import Checked, check_equal, requirement, unique_hex
 
 NO_CHANGE: Final = R.DEFINITION_NO_CHANGE_AFTER_CREATION
 ORDER: Final = R.STRUCTS_CONTEXT_ITEM
@@ -53,6 +53,9 @@ class SnapshotMachine(RuleBasedStateMachine):
         super().__init__()
         self.model: dict[str, Expected] = {}
         self.hashes: dict[bytes, str] = {}
+        # The repositories outlive each run of the machine: content of its own keeps whether a blob is held from
+        # depending on what earlier runs stored, so a failure replays the same (hypothesis needs that to shrink).
+        self.own = f"{unique_hex()}\n".encode()
 
     def verify(self, requirement_id: str, received: object, expected: object, what: str) -> None:
         """Check `what` under `requirement_id` when this test checks that requirement."""
@@ -82,6 +85,7 @@ class SnapshotMachine(RuleBasedStateMachine):
     def add(self, snapshot_id: str, kind: str, path: str, content: bytes | None, preview: str | None) -> None:
         """Add an item, with or without content: refused once finalized."""
         expected = self.model[snapshot_id]
+        content = None if content is None else self.own + content
         added = self.client.add(snapshot_id, kind, path, content, preview=preview)
         if expected.finalized:
             self.refusal(added, NO_CHANGE, "SNAPSHOT_FINALIZED")
@@ -96,6 +100,7 @@ class SnapshotMachine(RuleBasedStateMachine):
     def set_content(self, snapshot_id: str, index: int, content: bytes) -> None:
         """Set an item's content: refused once finalized, or past the last item."""
         expected = self.model[snapshot_id]
+        content = self.own + content
         answered = self.client.request(
             "set_item_content", snapshot_id=snapshot_id, index=index, content=as_content(content, text=False)
         )
