@@ -113,6 +113,8 @@ json_values = st.recursive(
 @given(tree=json_values, path=json_values)
 @example(tree={}, path=[])
 @example(tree={}, path=[[]])
+# A valid dialogue among them: its result is checked against the response schema like any other.
+@example(tree={"mode": "dialogue", "nodes": [{"id": "q", "authorType": "human", "content": "Hello?"}], "edges": []}, path=["q"])
 def test_arbitrary_arguments_never_crash(implementation: Implementation, tree: object, path: object) -> None:
     """Random JSON as tree and path: an error matching error.json (or, for a valid request, a result), never a crash."""
     reply = AssemblyClient(implementation).send({"tree": tree, "path": path}, serves=SHAPE)
