@@ -255,3 +255,41 @@ def test_a_requirement_missing_from_one_implementation_gets_an_empty_cell() -> N
     page = Page(render_html(report.model_copy(update={"implementations": [report.implementations[0], trimmed]})))
     cell = page.one("td", data_requirement=ONE, data_implementation="1")
     assert (cell.attrs["data-verdict"], "missing" in classes(cell)) == ("", True)
+
+
+def test_the_ambiguity_register_lists_each_ambiguous_requirement_with_its_readings() -> None:
+    """Each spec has a register section with its count; each ambiguous requirement its quote and readings, linked from its row."""
+    report = two_implementations()
+    page = Page(render_html(report))
+    ambiguous = [r for r in report.implementations[0].requirements if r.kind == "ambiguous"]
+    assert ambiguous
+    register = page.one("section", id="ambiguity")
+    section = page.one("section", data_spec="shared-context", **{"class": "ambiguity"})
+    assert section in _descendants(register)
+    assert section.attrs["data-count"] == str(len(ambiguous))
+    listed = [e for e in _descendants(section) if "ambiguous" in classes(e)]
+    assert [e.attrs["data-requirement"] for e in listed] == [r.id for r in ambiguous]
+    for item, requirement in zip(listed, ambiguous, strict=True):
+        readings = next(e for e in _descendants(item) if "readings" in classes(e))
+        assert [e.text for e in readings.children] == requirement.readings
+        assert item.attrs["data-readings"] == str(len(requirement.readings))
+        assert requirement.quote in item.text
+        row = page.one("tr", data_requirement=requirement.id)
+        assert row.attrs["data-kind"] == "ambiguous"
+        link = next(e for e in _descendants(row) if e.tag == "a" and "kind" in classes(e))
+        assert link.attrs["href"] == f"#{item.attrs['id']}"
+    assert page.one("tr", data_requirement=INC).attrs["data-kind"] == "testable"
+
+
+def test_hostile_readings_are_escaped_in_the_register() -> None:
+    """A reading that tries to close the script or open a tag renders as text."""
+    report = build([STARTED, line("a", "PASS", [INC])])
+    imp = report.implementations[0]
+    requirements = [
+        r.model_copy(update={"kind": "ambiguous", "readings": [HOSTILE, "b"]}) if r.id == INC else r for r in imp.requirements
+    ]
+    hostile = report.model_copy(update={"implementations": [imp.model_copy(update={"requirements": requirements})]})
+    text = render_html(hostile)
+    assert text.count("<script") == 2
+    item = Page(text).one("li", data_requirement=INC, **{"class": "ambiguous"})
+    assert HOSTILE.replace("\ud800", "\ufffd") in item.text

@@ -67,7 +67,7 @@ PUBLIC = {
         "ItemAt", "Kind", "NewItem", "ObjectId", "Repositories", "Snapshot", "SnapshotStore", "SnapshotTransaction",
         "blob_id"
     ],
-    "ctxconform.reference.stdio": ["main", "serve"],
+    "ctxconform.reference.stdio": ["MessageHandler", "main", "serve"],
     "ctxconform.reference.content_provider": [
         "CLASSIFICATIONS", "HANDLER_FACTORY", "SPEC_ID", "SPEC_VERSION", "TOOL_CALL_MANIFEST", "Classification",
         "CompletionTrace", "ComposedRequest", "ContentProvider", "ContentProviderFactory", "ContentProviderHandler",

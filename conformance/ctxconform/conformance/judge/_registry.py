@@ -10,7 +10,7 @@ from typing import Final, Literal
 
 from ctxconform.conformance.exceptions import ConfigurationError
 
-__all__ = ["LEVELS", "Level", "Registry", "Requirement", "coverage_problems", "read_registry"]
+__all__ = ["LEVELS", "Informative", "Level", "Registry", "Requirement", "coverage_problems", "read_registry"]
 
 Level = Literal["MUST", "SHOULD", "MAY"]
 Kind = Literal["testable", "untestable", "ambiguous"]
@@ -44,13 +44,22 @@ class Requirement:
 
 
 @dataclass(frozen=True)
+class Informative:
+    """A sentence of the document that reads as normative but states no requirement, and why (`[[informative]]`)."""
+
+    quote: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Registry:
-    """The requirements of one spec version."""
+    """The requirements of one spec version, and the normative-looking sentences of its document that are not ones."""
 
     spec: str
     version: str
     document: str
     requirements: tuple[Requirement, ...]
+    informative: tuple[Informative, ...] = ()
 
     def __getitem__(self, requirement_id: str) -> Requirement:
         """Return a requirement by id."""
@@ -89,7 +98,15 @@ def read_registry(path: Path) -> Registry:
         if requirement.id in seen:
             raise ConfigurationError(f"{path}: requirement id {requirement.id!r} appears twice")
         seen.add(requirement.id)
-    return Registry(spec, document["version"], document["document"], requirements)
+    informative = tuple(_informative(spec, entry) for entry in document.get("informative", []))
+    return Registry(spec, document["version"], document["document"], requirements, informative)
+
+
+def _informative(spec: str, entry: dict[str, object]) -> Informative:
+    quote, reason = entry.get("quote"), entry.get("reason")
+    if not isinstance(quote, str) or not quote.strip() or not isinstance(reason, str) or not reason.strip():
+        raise ConfigurationError(f"registry of {spec}: informative entry {entry!r} needs a quote and a reason")
+    return Informative(quote=quote, reason=reason)
 
 
 def _requirement(spec: str, entry: dict[str, object]) -> Requirement:

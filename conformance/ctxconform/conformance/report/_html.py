@@ -2,11 +2,13 @@
 
 The page loads nothing from the network (inline CSS and JS, and a Content-Security-Policy that forbids the rest), so it
 works from file:// and as a CI artifact. Elements carry `data-*` attributes so that tools and tests can read it:
-`tr.requirement[data-spec][data-requirement][data-level][data-verdicts]`,
+`tr.requirement[data-spec][data-requirement][data-level][data-kind][data-verdicts]`,
 `td.cell[data-spec][data-requirement][data-implementation][data-verdict]` (the implementation's index in the report),
-`details.failure[data-implementation][data-test][data-verdict]`; filters are `#filter-spec`, `#filter-level`,
-`#filter-verdict` and `#filter-failures`, the count of visible rows `#visible-count[data-visible][data-total]`, and the
-URL fragment (`#verdict=FAIL&level=MUST&spec=...&failures=1`) sets the filters.
+`details.failure[data-implementation][data-test][data-verdict]`, and the ambiguity register
+`section.ambiguity[data-spec][data-count]` > `li.ambiguous[data-requirement][data-readings]` > `ol.readings > li`;
+filters are `#filter-spec`, `#filter-level`, `#filter-verdict` and `#filter-failures`, the count of visible rows
+`#visible-count[data-visible][data-total]`, and the URL fragment (`#verdict=FAIL&level=MUST&spec=...&failures=1`) sets
+the filters.
 
 Why this module is long: the page is one self-contained document, and its style sheet and script are kept beside the
 markup that they style and drive, so that one change to the page is one change to one file.
@@ -39,7 +41,7 @@ _CSS: Final = """
 [hidden] { display: none !important; }
 body { margin: 0; color: var(--ink); background: #fff;
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-header, nav, main, #failures, #events { padding: 0 1.25rem; }
+header, nav, main, #ambiguity, #failures, #events { padding: 0 1.25rem; }
 h1 { margin: 1rem 0 .25rem; font-size: 1.5rem; }
 h2 { margin: 1.5rem 0 .5rem; font-size: 1.2rem; }
 h3 { margin: 1rem 0 .4rem; font-size: 1rem; }
@@ -81,7 +83,8 @@ thead th { background: var(--head); }
 details.failure { border: 1px solid var(--line); margin: .4rem 0; padding: .3rem .6rem; }
 details.failure[open] { background: #fcfcfc; }
 details.failure summary { cursor: pointer; }
-.charged blockquote { margin: .2rem 0 .4rem 1rem; padding-left: .6rem; border-left: 3px solid var(--line); }
+.charged blockquote, .ambiguous blockquote { margin: .2rem 0 .4rem 1rem; padding-left: .6rem;
+  border-left: 3px solid var(--line); }
 .replay { display: flex; gap: .5rem; align-items: flex-start; }
 .replay code { display: block; flex: 1; padding: .4rem; background: #f7f7f7; border: 1px solid var(--line);
   overflow-wrap: anywhere; }
@@ -194,7 +197,7 @@ _CSP: Final = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe
 
 def render_html(report: Report) -> str:
     """Return the report as one self-contained HTML5 page."""
-    body = _header(report) + _filters(report) + _matrices(report) + _failures(report) + _events(report)
+    body = _header(report) + _filters(report) + _matrices(report) + _ambiguity(report) + _failures(report) + _events(report)
     head = (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_e(_CSP)}">'
@@ -345,9 +348,10 @@ def _row(cells: Row, targets: list[dict[str, str]]) -> str:
     verdicts = " ".join(sorted({c.verdict for c in cells if c is not None}, key=VERDICTS.index))
     attrs = {"class": "requirement", "id": f"requirement-{first.id}", "data-spec": first.spec, "data-requirement": first.id}
     quote = _tag("td", _e(_short(first.quote)), {"class": "quote", "title": first.quote})
-    head = f'<th scope="row"><code>{_e(first.id)}</code></th><td>{first.level}</td><td>{_e(first.section)}</td>{quote}'
+    kind = f' <a class="kind" href="#ambiguity-{_e(first.id)}">ambiguous</a>' if first.kind == "ambiguous" else ""
+    head = f'<th scope="row"><code>{_e(first.id)}</code>{kind}</th><td>{first.level}</td><td>{_e(first.section)}</td>{quote}'
     row_cells = "".join(_cell(first, index, result, targets[index]) for index, result in enumerate(cells))
-    return _tag("tr", head + row_cells, {**attrs, "data-level": first.level, "data-verdicts": verdicts})
+    return _tag("tr", head + row_cells, {**attrs, "data-level": first.level, "data-kind": first.kind, "data-verdicts": verdicts})
 
 
 def _short(quote: str) -> str:
@@ -362,6 +366,28 @@ def _cell(first: RequirementResult, index: int, result: RequirementResult | None
     target = targets.get(result.id)
     text = _tag("a", result.verdict, {"href": f"#{target}"}) if target else result.verdict
     return _tag("td", text, {"class": f"cell v-{result.verdict.lower()}", **attrs, "data-verdict": result.verdict})
+
+
+def _ambiguity(report: Report) -> str:
+    """The ambiguity register: per spec, each ambiguous requirement with its quote and the readings the suite accepts."""
+    register = {spec: [next(c for c in cells if c) for cells in rows.values()] for spec, rows in _grid(report).items()}
+    sections = [_ambiguity_spec(spec, [r for r in found if r.kind == "ambiguous"]) for spec, found in register.items()]
+    total = sum(r.kind == "ambiguous" for found in register.values() for r in found)
+    return f'<section id="ambiguity"><h2>Ambiguity register <small>({total})</small></h2>{"".join(sections)}</section>'
+
+
+def _ambiguity_spec(spec: str, found: list[RequirementResult]) -> str:
+    items = "".join(_ambiguous(r) for r in found)
+    body = f"<ul>{items}</ul>" if items else "<p>No ambiguous requirement.</p>"
+    title = f"<h3>{_e(spec)} <small>({len(found)} ambiguous)</small></h3>"
+    return _tag("section", title + body, {"class": "ambiguity", "data-spec": spec, "data-count": len(found)})
+
+
+def _ambiguous(r: RequirementResult) -> str:
+    about = f"<code>{_e(r.id)}</code> <strong>{r.level}</strong> \u00a7 {_e(r.section)}<blockquote>{_e(r.quote)}</blockquote>"
+    readings = "".join(_tag("li", _e(reading)) for reading in r.readings)
+    attrs = {"class": "ambiguous", "id": f"ambiguity-{r.id}", "data-requirement": r.id, "data-readings": len(r.readings)}
+    return _tag("li", f'{about}<ol class="readings">{readings}</ol>', attrs)
 
 
 def _failure_id(index: int, n: int) -> str:

@@ -45,6 +45,7 @@ class RequirementResult(BaseModel):
     section: str
     quote: str
     feature: str | None
+    readings: list[str] = Field(default=[], description="for an ambiguous requirement: the readings the suite accepts")
     verdict: Verdict
     tests: list[str] = Field(description="the tests that declare the requirement or charged it")
     evidence: int = Field(default=0, ge=0, description="how many checks of the requirement held in the run")
@@ -204,6 +205,7 @@ def _requirement(
         section=requirement.section,
         quote=requirement.quote,
         feature=requirement.feature,
+        readings=list(requirement.readings),
         verdict="XPASS" if stale else requirement_verdict(verdicts),
         tests=list(dict.fromkeys(test for test, _ in charged)),
         evidence=sum(charge.checks for _, charge in charged),

@@ -27,6 +27,7 @@ from ctxconform.conformance.testing import (
 
 __all__ = [
     "CONSUMABLE_ITEMS",
+    "DOCUMENTED",
     "MANIFEST",
     "OPERATIONS",
     "SESSION_ITEMS",
@@ -34,16 +35,24 @@ __all__ = [
     "Execution",
     "Lanes",
     "appears_in_order",
+    "as_given",
+    "documented",
     "expect_request",
+    "found_in",
     "fresh_execution",
     "held",
     "input_lanes",
     "key",
+    "names_are_exact",
     "new_id",
     "populate",
+    "register_view",
     "registers",
     "rehydrated",
+    "request_lanes",
+    "token_totals",
     "tool_call",
+    "trace_view",
 ]
 
 SPEC: Final = "content-provider"
@@ -80,6 +89,27 @@ OPERATIONS: Final = Operations(
     error_schema=f"{SPEC}/error.json",
 )
 _PROVIDER_ANSWERS: Final = frozenset({"create_provider", "get_provider", "persist", "rehydrate"})
+# The fields of each answer the README documents; an implementation may add others (the response schemas are open).
+DOCUMENTED: Final[dict[str, tuple[str, ...]]] = {
+    "create_provider": ("executionId", "provider"),
+    "get_provider": ("executionId", "provider"),
+    "end_execution": ("executionId", "ended"),
+    "add_register": ("register",),
+    "append_item": ("register", "count"),
+    "record_tool_call": ("register", "count"),
+    "compose": ("instructions", "input"),
+    "mark_delivered": ("cleared",),
+    "mark_failed": ("cleared",),
+    "begin_trace": ("invocation",),
+    "add_trace_step": ("invocation", "steps"),
+    "end_trace": ("invocation", "ended", "tokens", "summary", "steps"),
+    "get_traces": ("traces",),
+    "persist": ("sessionId", "provider"),
+    "rehydrate": ("executionId", "provider"),
+}
+REGISTER_FIELDS: Final = ("name", "classification", "items")
+TRACE_FIELDS: Final = ("invocation", "ended", "tokens", "summary", "steps")
+OPTIONAL_COUNTS: Final = ("reasoning", "cached")
 
 
 def _schema_owner(checked: Checked) -> str | None:
@@ -102,8 +132,80 @@ def new_id(prefix: str = "exec") -> str:
 
 
 def key(name: str) -> str:
-    """The key a register name is found by (names compare without regard to ASCII case)."""
+    """The key the suite files a register under: its name in lower case.
+
+    The suite never files two names differing only in case where an implementation may hold both (names_are_exact).
+    """
     return name.lower()
+
+
+def documented(op: str, answer: Json) -> Json:
+    """The fields of an answer the README documents (others an implementation adds are not compared)."""
+    return {name: value for name, value in answer.items() if name in DOCUMENTED.get(op, tuple(answer))}
+
+
+def register_view(register: Json) -> Json:
+    """A register as the document defines it: its name, classification and items (other fields are the implementation's)."""
+    return {name: register[name] for name in REGISTER_FIELDS if name in register}
+
+
+def token_totals(tokens: object) -> object:
+    """Token totals as given: an optional count that was not given may come back absent or null (the same)."""
+    if not isinstance(tokens, dict):
+        return tokens
+    return {name: value for name, value in tokens.items() if not (name in OPTIONAL_COUNTS and value is None)}
+
+
+def as_given(returned: object, given: object) -> object:
+    """What came back of an object given (a summary, token totals): its fields that were given, others left out.
+
+    Token totals and summary data (7.3) are what the invocation was given, and an implementation may add to them (a
+    count of its own, a duration): every given field must come back with its value, nothing more is compared.
+    Token totals go through token_totals first, so an optional count that came back null counts as absent.
+    """
+    if isinstance(returned, dict) and isinstance(given, dict):
+        return {name: value for name, value in returned.items() if name in given}
+    return returned
+
+
+def trace_view(trace: Json) -> Json:
+    """A trace's fields the document defines, tokens normalized; an open trace's tokens and summary (absent or null) left out."""
+    view: Json = {
+        name: trace[name]
+        for name in TRACE_FIELDS
+        if name in trace and not (name in ("tokens", "summary") and trace[name] is None)
+    }
+    if "tokens" in view:
+        view["tokens"] = token_totals(view["tokens"])
+    return view
+
+
+def request_lanes(composed: Json) -> Json:
+    """A composed request's two lanes, the prompt composition inputs (fields such as a request id aside)."""
+    return {"instructions": composed.get("instructions"), "input": composed.get("input")}
+
+
+def names_are_exact(implementation: Implementation) -> bool:
+    """Which reading of 4.2/stable-name the implementation follows: whether register names are exact keys.
+
+    True when "Probe" and "probe" are two registers, False when names are compared without regard to case (the origin,
+    the reference). Probed on an execution of its own, ended afterwards; an implementation that renames "Probe" when asked for
+    "probe" is read as comparing without regard to case (and fails there).
+    """
+    probe = Execution(implementation, new_id("case-probe"))
+    probe.op("create_provider").result  # noqa: B018 - reading the result checks it
+    try:
+        probe.op("add_register", name="CaseProbe", classification="Session").raw  # noqa: B018 - a setup call
+        again = probe.op("add_register", name="caseprobe", classification="Session").raw
+        listed = probe.op("get_provider").raw
+        try:
+            names = {register["name"] for register in listed["provider"]["registers"]}
+            return bool(again["register"]["name"] == "caseprobe" and {"CaseProbe", "caseprobe"} <= names)
+        except (KeyError, TypeError):  # a malformed answer: judged where it is read, under the origin's reading
+            return False
+    finally:
+        if implementation.broken is None:
+            probe.end_execution()
 
 
 def tool_call(n: int, tool: str = "search") -> Json:
@@ -242,8 +344,8 @@ def fresh_execution(implementation: Implementation, *, ended: bool = True) -> It
 
 
 def registers(document: Json) -> dict[str, Json]:
-    """A serialized provider's registers by key."""
-    return {key(register["name"]): register for register in document["registers"]}
+    """A serialized provider's registers by key, each as the document defines it (name, classification, items)."""
+    return {key(register["name"]): register_view(register) for register in document["registers"]}
 
 
 def input_lanes(composed: Json) -> Lanes:
@@ -254,15 +356,31 @@ def input_lanes(composed: Json) -> Lanes:
     return lanes
 
 
+def _lines(text: str) -> list[str]:
+    """The non-blank lines of a text, each without its outer whitespace."""
+    return [line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line.strip()]
+
+
 def appears_in_order(text: str, items: Sequence[str]) -> bool:
-    """Whether every item occurs in `text`, each after the one before."""
+    """Whether every item can be read in `text`, each after the one before.
+
+    The instructions lane is text a rendering lays out as it likes (4.3 says the items are serialized into it, not
+    how): an item is found when each of its non-blank lines occurs whole, in order, whatever the line ends, the
+    indentation, the outer whitespace or a line's prefix (a list or quote mark) around it. A blank item is always found.
+    """
     position = 0
     for item in items:
-        found = text.find(item, position)
-        if found < 0:
-            return False
-        position = found + len(item)
+        for line in _lines(item):
+            found = text.find(line, position)
+            if found < 0:
+                return False
+            position = found + len(line)
     return True
+
+
+def found_in(text: str, item: str) -> bool:
+    """Whether a non-blank item can be read in `text` (as appears_in_order finds it)."""
+    return bool(_lines(item)) and appears_in_order(text, [item])
 
 
 # A provider most tests start from: two Session and two Consumable registers, and tool calls in the manifest.
@@ -325,8 +443,8 @@ def expect_request(
         for name, texts in session.items():
             check(
                 instructions,
-                appears_in_order(lane, texts) if ordered else all(text in lane for text in texts),
-                f"the instructions lane lacks {name}'s items, verbatim{' and in order' if ordered else ''}",
+                appears_in_order(lane, texts) if ordered else all(appears_in_order(lane, [text]) for text in texts),
+                f"the instructions lane lacks {name}'s items{', in order' if ordered else ''}",
                 received=lane,
                 expected={name: list(texts)},
             )
@@ -348,5 +466,5 @@ def _check_separate(
     leaked = [item for item in composed["input"] if item.get("text") in session_texts]
     check(requirement, not leaked, "Session items are among the input items", received=leaked, expected=[])
     texts = [item for items in consumable.values() for item in items if isinstance(item, str)]
-    inside = [text for text in texts if text and text in composed["instructions"]]
+    inside = [text for text in texts if found_in(composed["instructions"], text)]
     check(requirement, not inside, "Consumable items are in the instructions lane", received=inside, expected=[])

@@ -13,8 +13,12 @@ from ctxconform.conformance.suites.content_provider.client import (
     Execution,
     expect_request,
     fresh_execution,
+    input_lanes,
+    key,
+    names_are_exact,
     new_id,
     populate,
+    register_view,
     registers,
     rehydrated,
     tool_call,
@@ -81,10 +85,21 @@ def test_a_persisted_provider_is_a_copy_and_a_new_persist_replaces_it(
 
 
 @requirement(ROUND_TRIP)
-def test_rehydrating_an_unknown_session_is_refused(implementation: Implementation) -> None:
-    """A session id nothing was persisted under is refused with SESSION_NOT_FOUND, and no provider is created."""
+def test_rehydrating_an_unknown_session_gives_nothing_saved(implementation: Implementation) -> None:
+    """A session id nothing was persisted under gives no saved provider.
+
+    It is refused with SESSION_NOT_FOUND and no provider is created (the reference), or gives the execution a new
+    provider holding only an empty ToolCallManifest (the other reading of 6.2).
+    """
     target = Execution(implementation)
-    target.op("rehydrate", sessionId=new_id("never-saved")).refused(ROUND_TRIP, "SESSION_NOT_FOUND")
+    outcome = target.op("rehydrate", sessionId=new_id("never-saved"))
+    if outcome.ok:
+        found = registers(outcome.expect(ROUND_TRIP)["provider"])
+        check_equal(ROUND_TRIP, found, registers({"registers": [manifest()]}), "the provider of a session never saved")
+        check_equal(ROUND_TRIP, target.registers(ROUND_TRIP), found, "the provider the execution holds")
+        target.end_execution()
+        return
+    outcome.refused(ROUND_TRIP, "SESSION_NOT_FOUND")
     target.op("get_provider", serves=ROUND_TRIP).refused(ROUND_TRIP, "PROVIDER_NOT_FOUND")
 
 
@@ -119,15 +134,19 @@ def test_session_context_carries_into_the_next_request(implementation: Implement
 
 @requirement(ROUND_TRIP)
 def test_undelivered_consumables_carry_into_the_next_request(implementation: Implementation, execution: Execution) -> None:
-    """A rehydrated provider's next request carries the input items the persisted one would have."""
+    """A rehydrated provider's next request carries the input items the persisted one would have.
+
+    Each register's in order; the order across registers is free (4.3), and a serialized provider keeps none.
+    """
     populate(execution)
     execution.compose()
     execution.delivered()
     execution.append("Inbox", "follow-up question")
     execution.persist(session := new_id("session"))
-    expected = execution.compose()["input"]
+    expected = input_lanes(execution.compose())
     following = rehydrated(implementation, ROUND_TRIP, sessionId=session)
-    check_equal(ROUND_TRIP, following.compose(ROUND_TRIP)["input"], expected, "the input items of the rehydrated provider")
+    found = input_lanes(following.compose(ROUND_TRIP))
+    check_equal(ROUND_TRIP, found, expected, "the input items of the rehydrated provider, by register")
     following.end_execution()
 
 
@@ -137,9 +156,23 @@ def test_undelivered_consumables_carry_into_the_next_request(implementation: Imp
     [{"registers": []}, {"registers": [{"name": "Notes", "classification": "Session", "items": ["x"]}]}],
     ids=["no-registers", "no-manifest"],
 )
-def test_a_provider_without_a_manifest_is_refused(implementation: Implementation, provider: Json) -> None:
-    """Rehydrating a serialized provider without a ToolCallManifest is refused with MANIFEST_MISSING."""
-    not_rehydrated(implementation, provider, R.S4_4_MANIFEST_REQUIRED, "MANIFEST_MISSING")
+def test_a_provider_without_a_manifest_is_never_rehydrated_without_one(implementation: Implementation, provider: Json) -> None:
+    """Rehydrating a serialized provider without a ToolCallManifest never gives a provider without one.
+
+    It is refused with MANIFEST_MISSING (the reference), or gives its registers with an empty ToolCallManifest added
+    (the other reading of 4.4).
+    """
+    rid = R.S4_4_MANIFEST_REQUIRED
+    target = Execution(implementation)
+    outcome = target.send("rehydrate", {"executionId": target.execution_id, "provider": provider}, serves=rid)
+    if not outcome.ok:
+        outcome.refused(rid, "MANIFEST_MISSING")
+        target.op("get_provider", serves=rid).refused(rid, "PROVIDER_NOT_FOUND")
+        return
+    expected = registers({"registers": [*provider["registers"], manifest()]})
+    check_equal(rid, registers(outcome.expect(rid)["provider"]), expected, "the provider rehydrated, a manifest added")
+    check_equal(rid, target.registers(rid), expected, "the provider the execution holds")
+    target.end_execution()
 
 
 @requirement(SOLELY)
@@ -232,7 +265,18 @@ CLASHING_REGISTERS: Final = [
 def test_a_provider_whose_registers_clash_is_refused(
     implementation: Implementation, registers_: list[Json], rid: str, codes: tuple[str, ...]
 ) -> None:
-    """A Session manifest, a name used twice (in any case) or text in the manifest make a serialized provider unusable."""
+    """A Session manifest, a name used twice or text in the manifest make a serialized provider unusable.
+
+    Two names differing only in case clash where names are compared without regard to case; where they are exact
+    keys (the other reading of 4.2/stable-name) they are two registers, rehydrated as such.
+    """
+    names = [register["name"] for register in registers_]
+    if len(set(names)) == len(names) and len({key(name) for name in names}) < len(names) and names_are_exact(implementation):
+        copy = rehydrated(implementation, rid, provider={"registers": registers_})
+        found = [register_view(register) for register in copy.document(rid)["registers"]]
+        check_equal(rid, sorted(found, key=lambda r: r["name"]), sorted(registers_, key=lambda r: r["name"]), "the registers")
+        copy.end_execution()
+        return
     not_rehydrated(implementation, {"registers": registers_}, rid, *codes)
 
 

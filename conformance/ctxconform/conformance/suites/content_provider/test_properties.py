@@ -14,6 +14,7 @@ from ctxconform.conformance.suites.content_provider import requirements as R  # 
 from ctxconform.conformance.suites.content_provider.client import (
     MANIFEST,
     Execution,
+    as_given,
     expect_request,
     fresh_execution,
     input_lanes,
@@ -21,7 +22,9 @@ from ctxconform.conformance.suites.content_provider.client import (
     new_id,
     registers,
     rehydrated,
+    request_lanes,
     tool_call,
+    trace_view,
 )
 from ctxconform.conformance.testing import Implementation, check, check_equal, requirement
 
@@ -218,7 +221,7 @@ def test_failed_deliveries_keep_every_consumable(
         for _ in range(failures):
             execution.failed()
             check_equal(kept, execution.registers(), before, "the provider after a failed delivery")
-            check_equal(kept, execution.compose(kept), first, "the retried request")
+            check_equal(kept, request_lanes(execution.compose(kept)), request_lanes(first), "the retried request")
         execution.delivered()
         cleared = R.S4_3_CONSUMABLE_CLEARED_AFTER_DELIVERY
         again = execution.compose(cleared)["input"]
@@ -245,7 +248,7 @@ def test_traces_count_invocations_in_order(implementation: Implementation, invoc
             for step in steps:
                 execution.step(step)
             execution.end(tokens, {"turn": n})
-        found = [{k: t.get(k) for k in ("invocation", "steps", "tokens", "summary")} for t in execution.traces()]
+        found = [{k: trace_view(t).get(k) for k in ("invocation", "steps", "tokens", "summary")} for t in execution.traces()]
     expected = [{"invocation": n, "steps": s, "tokens": t, "summary": {"turn": n}} for n, (s, t) in enumerate(invocations, 1)]
     check_equal(R.S7_2_MULTIPLE_TRACES, len(found), len(expected), "the number of traces, one per invocation")
     for got, want in zip(found, expected, strict=True):
@@ -258,7 +261,8 @@ def test_traces_count_invocations_in_order(implementation: Implementation, invoc
             expected=want["steps"],
         )
         for name, rid in TRACE_FIELDS.items():
-            check_equal(rid, got[name], want[name], f"the {name} of trace {want['invocation']}")
+            value = as_given(got[name], want[name]) if name in ("tokens", "summary") else got[name]
+            check_equal(rid, value, want[name], f"the {name} of trace {want['invocation']}")
 
 
 @requirement(R.S7_4_STEP_SCHEMA_DEFERRED)

@@ -8,7 +8,14 @@ from typing import Final
 import pytest
 
 from ctxconform.conformance.suites.content_provider import requirements as R  # noqa: N812 - the ids read as R.X
-from ctxconform.conformance.suites.content_provider.client import MANIFEST, Execution, key, tool_call
+from ctxconform.conformance.suites.content_provider.client import (
+    MANIFEST,
+    Execution,
+    key,
+    names_are_exact,
+    register_view,
+    tool_call,
+)
 from ctxconform.conformance.testing import check, check_equal, requirement
 
 CLASSIFIED: Final = R.S4_2_CLASSIFIED
@@ -57,7 +64,7 @@ def test_registers_of_both_classifications_are_kept_apart(execution: Execution) 
     """Several registers of both classifications each keep their own classification and items."""
     plan = {"Persona": "Session", "Rules": "Session", "Inbox": "Consumable", "Retrieved": "Consumable"}
     for name, classification in plan.items():
-        added = execution.add(name, classification, R.S4_2_MULTIPLE_REGISTERS)
+        added = register_view(execution.add(name, classification, R.S4_2_MULTIPLE_REGISTERS))
         check_equal(CLASSIFIED, added, {"name": name, "classification": classification, "items": []}, "the register added")
         execution.append(name, f"{name} item")
     found = execution.registers()
@@ -81,38 +88,62 @@ def test_only_two_classifications_are_accepted(execution: Execution, classificat
 @requirement(CLASSIFIED, STABLE)
 @pytest.mark.parametrize("again", ["Notes", "notes", "NOTES", "nOtEs"])
 def test_asking_for_a_register_again_gives_it_unchanged(execution: Execution, again: str) -> None:
-    """Asking again for a register (in any case) with its classification gives it, name and items unchanged."""
+    """Asking again for a register with its classification gives it, name and items unchanged.
+
+    Asked in another case, it is the same register (names compared without regard to case, the origin's reading) or,
+    where names are exact keys, a new empty register of that name beside it (the other reading of 4.2/stable-name).
+    """
+    exact = again != "Notes" and names_are_exact(execution.implementation)
     execution.add("Notes", "Session")
     execution.append("Notes", "first")
-    found = execution.add(again, "Session", STABLE)
-    expected = {"name": "Notes", "classification": "Session", "items": ["first"]}
-    check_equal(STABLE, found, expected, f"the register add_register({again!r}) answered")
-    names = [register["name"] for register in execution.document()["registers"]]
-    check(
-        STABLE, names.count("Notes") == 1 and (again == "Notes" or again not in names), "a register name changed", received=names
+    found = register_view(execution.add(again, "Session", STABLE))
+    expected = (
+        {"name": again, "classification": "Session", "items": []}
+        if exact
+        else {"name": "Notes", "classification": "Session", "items": ["first"]}
     )
+    check_equal(STABLE, found, expected, f"the register add_register({again!r}) answered")
+    document = execution.document()["registers"]
+    names = [register["name"] for register in document]
+    check(
+        STABLE,
+        names.count("Notes") == 1 and (again == "Notes" or names.count(again) == (1 if exact else 0)),
+        "a register name changed",
+        received=names,
+    )
+    kept = [register_view(r) for r in document if r["name"] == "Notes"]
+    check_equal(STABLE, kept, [{"name": "Notes", "classification": "Session", "items": ["first"]}], "the register Notes")
     check(CLASSIFIED, names.count("Notes") == 1, "asking again made another register", received=names)
 
 
 @requirement(CLASSIFIED)
 @pytest.mark.parametrize(("first", "then"), [("Session", "Consumable"), ("Consumable", "Session")])
 def test_asking_with_the_other_classification_is_a_conflict(execution: Execution, first: str, then: str) -> None:
-    """An existing register asked for with the other classification is refused with CLASSIFICATION_CONFLICT."""
+    """An existing register asked for with the other classification is refused with CLASSIFICATION_CONFLICT.
+
+    It is asked for in another case unless names are exact keys (there, another spelling would be another register).
+    """
+    again = "Notes" if names_are_exact(execution.implementation) else "NOTES"
     execution.add("Notes", first)
     execution.append("Notes", "kept")
     before = execution.registers()
-    outcome = execution.op("add_register", name="NOTES", classification=then)
+    outcome = execution.op("add_register", name=again, classification=then)
     outcome.refused(CLASSIFIED, "CLASSIFICATION_CONFLICT")
     unchanged(execution, before, CLASSIFIED, "a conflicting add_register")
 
 
 @requirement(R.S4_4_MANIFEST_CONSUMABLE, STABLE)
 def test_the_manifest_is_never_session_context(execution: Execution) -> None:
-    """The ToolCallManifest asked for as Session is a conflict; as Consumable (in any case) it is the manifest."""
+    """The ToolCallManifest asked for as Session is a conflict; as Consumable it is the manifest.
+
+    Where names are compared without regard to case, so are its other spellings; where they are exact keys, another
+    spelling names another register, so only the manifest's own name is asked for.
+    """
     rid = R.S4_4_MANIFEST_CONSUMABLE
-    for name in (MANIFEST, "toolcallmanifest"):
+    exact = names_are_exact(execution.implementation)
+    for name in (MANIFEST,) if exact else (MANIFEST, "toolcallmanifest"):
         execution.op("add_register", name=name, classification="Session").refused(rid, "CLASSIFICATION_CONFLICT")
-    found = execution.add("TOOLCALLMANIFEST", "Consumable", rid)
+    found = register_view(execution.add(MANIFEST if exact else "TOOLCALLMANIFEST", "Consumable", rid))
     check_equal(STABLE, found["name"], MANIFEST, "the name of the manifest add_register answered")
     check_equal(rid, found, {"name": MANIFEST, "classification": "Consumable", "items": []}, "the manifest add_register answered")
 
@@ -130,15 +161,19 @@ def test_blank_register_names_are_refused(execution: Execution, name: str) -> No
 
 @requirement(STABLE)
 def test_a_register_keeps_its_name_through_everything(execution: Execution) -> None:
-    """A register keeps the name it was created with through appends in other cases, composing and delivery."""
+    """A register keeps the name it was created with through appends, composing and delivery.
+
+    The appends ask for it in other cases, unless names are exact keys (the other reading of 4.2/stable-name).
+    """
+    exact = names_are_exact(execution.implementation)
     execution.add("Mixed Case Name", "Consumable")
-    answer = execution.append("mixed case name", "one")
+    answer = execution.append("Mixed Case Name" if exact else "mixed case name", "one")
     check_equal(STABLE, answer["register"], "Mixed Case Name", "the register append_item answered")
     composed = execution.compose()
     named = [i["register"] for i in composed["input"] if i["type"] == "text"]
     check_equal(STABLE, named, ["Mixed Case Name"], "the register the input items name")
     execution.delivered()
-    execution.append("MIXED CASE NAME", "two")
+    execution.append("Mixed Case Name" if exact else "MIXED CASE NAME", "two")
     found = execution.registers()[key("Mixed Case Name")]
     check_equal(STABLE, found["name"], "Mixed Case Name", "the register's name after a delivery and another append")
 

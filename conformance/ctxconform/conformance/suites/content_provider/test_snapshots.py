@@ -9,7 +9,21 @@ from typing import Any, Final
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from ctxconform.conformance.suites.content_provider.client import SPEC, Execution, appears_in_order, key, new_id
+from ctxconform.conformance.suites.content_provider.client import (
+    MANIFEST,
+    SPEC,
+    Execution,
+    appears_in_order,
+    as_given,
+    documented,
+    found_in,
+    key,
+    names_are_exact,
+    new_id,
+    register_view,
+    trace_view,
+)
+from ctxconform.conformance.suites.content_provider.client import registers as by_key
 from ctxconform.conformance.testing import (
     Checked,
     GoldenPart,
@@ -45,9 +59,15 @@ CODES: Final = frozenset(
     }
 )
 # Answers the registry accepts as equivalent, recorded as one token: 5.1's two readings of creating a provider for an
-# execution that has one, and the two codes a text item offered to the ToolCallManifest may be refused with.
+# execution that has one, 7.2's of beginning a trace while one is open, 4.3's of a delivery report with nothing
+# pending; the two codes a text item offered to the ToolCallManifest may be refused with; 6.2's two readings of a
+# session never saved and 4.4's of a serialized provider without a ToolCallManifest.
 ANOTHER_PROVIDER: Final = "<refused or no-op>"
+NO_OP: Final = "<refused or no-op>"
 RECORDS_ONLY: Final = "<refused: records only>"
+NEVER_SAVED: Final = "<refused or a new provider>"
+NO_MANIFEST: Final = "<refused or a manifest added>"
+EMPTY_MANIFEST: Final = {"name": MANIFEST, "classification": "Consumable", "items": []}
 FOLDER: Final = fixtures_dir() / SPEC
 TRACE_PARTS: Final = ("steps", "tokens", "summary")  # compared one by one, after the invocations listed
 ABSENT: Final = "<absent>"  # a field a trace does not carry (an open trace's tokens and summary)
@@ -60,6 +80,13 @@ class Run:
         self.implementation = implementation
         self.ids: dict[str, str] = {}
         self.live: set[str] = set()
+        self.pending: set[str] = set()  # executions with a composed request not yet reported delivered or failed
+        self.open: dict[str, int] = {}  # executions with a trace open, and its invocation
+        self.saved: set[str] = set()  # session ids persisted to
+        self.given: dict[tuple[str, object], Json] = {}  # the tokens and summary end_trace was given, by invocation
+        # Where register names are exact keys (4.2/stable-name's other reading), a script's other spellings of a name
+        # would name other registers than the golden run's: each register is then asked for by its first spelling.
+        self.spellings: dict[str, str] | None = {key(MANIFEST): MANIFEST} if names_are_exact(implementation) else None
 
     def bind(self, args: Json) -> Json:
         """The step's arguments with `$placeholders` of executionId and sessionId replaced by this run's ids."""
@@ -67,6 +94,9 @@ class Run:
         for name in ("executionId", "sessionId"):
             if isinstance(bound.get(name), str) and bound[name].startswith("$"):
                 bound[name] = self.ids.setdefault(bound[name], new_id(bound[name][1:]))
+        for name in ("name", "register"):
+            if self.spellings is not None and isinstance(bound.get(name), str) and bound[name].strip():
+                bound[name] = self.spellings.setdefault(key(bound[name]), bound[name])
         return bound
 
     def unbind(self, value: object) -> object:
@@ -88,13 +118,54 @@ class Run:
         elif not outcome.ok:
             yield GoldenPart(name="answer", value={"error": outcome.code if outcome.code in CODES else "<refused>"})
         else:
-            yield from self.parts(step.op, outcome.result, provider)
+            yield from self.parts(step.op, self.trimmed(step.op, args, outcome.result), provider)
+
+    def trimmed(self, op: str, args: Json, result: Json) -> Json:
+        """A trace's (or the traces') token totals and summary cut down to the fields given to end_trace.
+
+        7.3 lets an implementation add counts and summary fields of its own: they are not recorded.
+        """
+        execution_id = args["executionId"]
+        if op == "end_trace":
+            self.given[execution_id, result.get("invocation")] = {"tokens": args["tokens"], "summary": args["summary"]}
+            return self._trace_as_given(execution_id, result)
+        if op == "get_traces":
+            return {**result, "traces": [self._trace_as_given(execution_id, trace) for trace in result["traces"]]}
+        return result
+
+    def _trace_as_given(self, execution_id: str, trace: Json) -> Json:
+        given = self.given.get((execution_id, trace.get("invocation")))
+        if given is None:
+            return trace
+        view = trace_view(trace)
+        return {**view, **{name: as_given(view[name], given[name]) for name in ("tokens", "summary") if name in view}}
 
     def _reading(self, op: str, args: Json) -> Callable[[Checked], str | None]:
-        if op in ("create_provider", "rehydrate") and args["executionId"] in self.live:
+        execution_id = args["executionId"]
+        if op in ("create_provider", "rehydrate") and execution_id in self.live:
             return lambda outcome: ANOTHER_PROVIDER if outcome.ok or outcome.code == "PROVIDER_EXISTS" else None
         if op == "append_item" and isinstance(args.get("register"), str) and key(args["register"]) == "toolcallmanifest":
             return lambda outcome: RECORDS_ONLY if outcome.code in ("MANIFEST_RECORDS_ONLY", "INVALID_REQUEST") else None
+        if op == "rehydrate":
+            return self._rehydrate_reading(args)
+        return self._no_op_reading(op, execution_id)
+
+    def _no_op_reading(self, op: str, execution_id: str) -> Callable[[Checked], str | None]:
+        if op == "begin_trace" and execution_id in self.open:
+            number = self.open[execution_id]
+            return lambda outcome: NO_OP if outcome.code == "TRACE_OPEN" or _answers(outcome, "invocation", number) else None
+        if op in ("mark_delivered", "mark_failed") and execution_id in self.live and execution_id not in self.pending:
+            return lambda outcome: NO_OP if outcome.code == "NO_PENDING_REQUEST" or _answers(outcome, "cleared", 0) else None
+        return lambda _outcome: None
+
+    def _rehydrate_reading(self, args: Json) -> Callable[[Checked], str | None]:
+        given = args.get("provider")
+        if "sessionId" in args and args["sessionId"] not in self.saved:
+            fresh = by_key({"registers": [EMPTY_MANIFEST]})
+            return lambda outcome: NEVER_SAVED if outcome.code == "SESSION_NOT_FOUND" or _holds(outcome, fresh) else None
+        if isinstance(given, dict) and _lacks_manifest(given):
+            added = by_key({"registers": [*given["registers"], EMPTY_MANIFEST]})
+            return lambda outcome: NO_MANIFEST if outcome.code == "MANIFEST_MISSING" or _holds(outcome, added) else None
         return lambda _outcome: None
 
     def _track(self, op: str, execution_id: str, outcome: Checked) -> None:
@@ -102,6 +173,18 @@ class Run:
             self.live.add(execution_id)
         elif op == "end_execution" and outcome.ok:
             self.live.discard(execution_id)
+            self.open.pop(execution_id, None)
+            self.pending.discard(execution_id)
+        elif op == "compose" and outcome.ok:
+            self.pending.add(execution_id)
+        elif op in ("mark_delivered", "mark_failed"):
+            self.pending.discard(execution_id)
+        elif op == "begin_trace" and outcome.ok and execution_id not in self.open:
+            self.open[execution_id] = _answer_field(outcome, "invocation")
+        elif op == "end_trace" and outcome.ok:
+            self.open.pop(execution_id, None)
+        elif op == "persist" and outcome.ok:
+            self.saved.add(str(outcome.sent.get("sessionId")) if isinstance(outcome.sent, dict) else "")
 
     def _provider(self, execution: Execution) -> dict[str, Json]:
         # The Session and Consumable items a composed request must carry are the provider's just before it.
@@ -126,12 +209,41 @@ class Run:
                 yield GoldenPart(name=name, value=trace.get(name, ABSENT))
         elif "provider" in result:
             registers = sorted(result["provider"]["registers"], key=lambda r: key(r["name"]))
-            yield GoldenPart(name="answer", value={n: self.unbind(v) for n, v in result.items() if n != "provider"})
+            answer = documented(op, result)
+            yield GoldenPart(name="answer", value={n: self.unbind(v) for n, v in answer.items() if n != "provider"})
             yield GoldenPart(name="registers", value=[r["name"] for r in registers])
             for register in registers:
-                yield GoldenPart(name=key(register["name"]), value=register)
+                yield GoldenPart(name=key(register["name"]), value=register_view(register))
         else:
-            yield GoldenPart(name="answer", value={name: self.unbind(value) for name, value in result.items()})
+            answer = documented(op, result)
+            if isinstance(answer.get("register"), dict):
+                answer["register"] = register_view(answer["register"])
+            yield GoldenPart(name="answer", value={name: self.unbind(value) for name, value in answer.items()})
+
+
+def _answer_field(outcome: Checked, name: str) -> Any:
+    return outcome.raw.get(name) if outcome.ok and isinstance(outcome.raw, dict) else None
+
+
+def _answers(outcome: Checked, name: str, value: object) -> bool:
+    """Whether the call succeeded with `name` equal to `value` (a no-op's answer)."""
+    return outcome.ok and _answer_field(outcome, name) == value
+
+
+def _holds(outcome: Checked, expected: dict[str, Json]) -> bool:
+    """Whether the call succeeded answering a provider of exactly these registers (by key)."""
+    try:
+        return outcome.ok and by_key(outcome.raw["provider"]) == expected
+    except (KeyError, TypeError):
+        return False
+
+
+def _lacks_manifest(provider: Json) -> bool:
+    """Whether a well-formed serialized provider has no register named ToolCallManifest."""
+    found = provider.get("registers")
+    if not isinstance(found, list) or not all(isinstance(r, dict) and isinstance(r.get("name"), str) for r in found):
+        return False
+    return all(register["name"] != MANIFEST for register in found)
 
 
 def lanes(result: Json, provider: dict[str, Json]) -> Json:
@@ -144,10 +256,10 @@ def lanes(result: Json, provider: dict[str, Json]) -> Json:
         if register["classification"] == "Session" and texts:
             instructions[register["name"]] = _found(result["instructions"], texts)
         elif register["classification"] == "Consumable":
-            leaked += [text for text in texts if text in result["instructions"]]
+            leaked += [text for text in texts if found_in(result["instructions"], text)]
     grouped: dict[str, list[object]] = {}
     for item in result["input"]:
-        grouped.setdefault(item["register"], []).append(item.get("text", item.get("record")))
+        grouped.setdefault(item["register"], []).append(item.get("text") if item.get("type") == "text" else item.get("record"))
     return {"instructions": instructions, "consumables_in_instructions": leaked, "input": dict(sorted(grouped.items()))}
 
 
@@ -156,8 +268,8 @@ def _found(text: str, items: list[str]) -> list[str]:
 
 
 def essentials(trace: Json) -> Json:
-    """The fields of a trace the document defines."""
-    return {name: trace[name] for name in ("invocation", "ended", "tokens", "summary", "steps") if name in trace}
+    """The fields of a trace the document defines (trace_view: optional counts and an open trace's parts, null or absent)."""
+    return trace_view(trace)
 
 
 def checked_script(path: Path) -> GoldenScript:

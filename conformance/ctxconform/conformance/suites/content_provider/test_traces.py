@@ -7,7 +7,13 @@ from typing import Any, Final
 import pytest
 
 from ctxconform.conformance.suites.content_provider import requirements as R  # noqa: N812 - the ids read as R.X
-from ctxconform.conformance.suites.content_provider.client import Execution, fresh_execution
+from ctxconform.conformance.suites.content_provider.client import (
+    Execution,
+    as_given,
+    fresh_execution,
+    token_totals,
+    trace_view,
+)
 from ctxconform.conformance.testing import Implementation, check_equal, requirement
 
 ONE: Final = R.S7_2_ONE_TRACE_PER_INVOCATION
@@ -37,7 +43,7 @@ def invocation(execution: Execution, steps: list[Json], tokens: Json = TOTALS, s
 
 def essentials(trace: Json) -> Json:
     """The fields of a trace the document defines (an implementation may add others, such as timestamps)."""
-    return {name: trace[name] for name in ("invocation", "ended", "tokens", "summary", "steps") if name in trace}
+    return trace_view(trace)
 
 
 def only_trace(execution: Execution, when: str) -> Json:
@@ -71,12 +77,20 @@ def test_each_invocation_gets_one_trace_in_invocation_order(execution: Execution
 
 @requirement(ONE)
 def test_a_trace_cannot_begin_while_another_is_open(execution: Execution) -> None:
-    """begin_trace while an invocation's trace is open is refused with TRACE_OPEN, and no trace is added."""
-    execution.begin()
+    """begin_trace while an invocation's trace is open adds no trace.
+
+    It is refused with TRACE_OPEN (the reference), or a no-op answering the open invocation's number (the other
+    reading of 7.2).
+    """
+    number = execution.begin()
     execution.step({"kind": "request"})
     before = execution.traces()
-    execution.op("begin_trace", serves=ONE).refused(ONE, "TRACE_OPEN")
-    check_equal(ONE, execution.traces(), before, "the traces after a refused begin_trace")
+    again = execution.op("begin_trace", serves=ONE)
+    if again.ok:
+        check_equal(ONE, again.result["invocation"], number, "the invocation a begin_trace with a trace open answered")
+    else:
+        again.refused(ONE, "TRACE_OPEN")
+    check_equal(ONE, execution.traces(), before, "the traces after a begin_trace with a trace open")
 
 
 @requirement(ONE, LIST)
@@ -96,11 +110,15 @@ def test_steps_and_totals_need_an_open_trace(execution: Execution, when: str) ->
 @requirement(TOKENS, SUMMARY)
 @pytest.mark.parametrize("tokens", [TOTALS, FULL_TOTALS, {"prompt": 0, "completion": 0, "total": 0}], ids=["core", "all", "zero"])
 def test_an_ended_trace_carries_its_token_totals_and_summary(execution: Execution, tokens: Json) -> None:
-    """end_trace's token totals and summary come back exactly, from end_trace and from get_traces."""
+    """end_trace's token totals and summary come back exactly, from end_trace and from get_traces.
+
+    A count that was not given (reasoning, cached) may come back absent or null; counts and summary fields an
+    implementation adds to those given are not compared.
+    """
     ended = invocation(execution, [], tokens, SUMMARY_DATA)
     for where, trace in (("end_trace", ended), ("get_traces", execution.traces()[0])):
-        check_equal(TOKENS, trace.get("tokens"), tokens, f"the token totals {where} answers")
-        check_equal(SUMMARY, trace.get("summary"), SUMMARY_DATA, f"the summary {where} answers")
+        check_equal(TOKENS, as_given(token_totals(trace.get("tokens")), tokens), tokens, f"the token totals {where} answers")
+        check_equal(SUMMARY, as_given(trace.get("summary"), SUMMARY_DATA), SUMMARY_DATA, f"the summary {where} answers")
         check_equal(TOKENS, trace.get("ended"), True, f"whether the trace {where} answers has ended")
 
 
@@ -109,7 +127,7 @@ def test_an_ended_trace_carries_its_token_totals_and_summary(execution: Executio
 def test_any_summary_object_comes_back_exactly(execution: Execution, summary: Json) -> None:
     """Summary data is whatever object end_trace was given, nested values included."""
     trace = invocation(execution, [], TOTALS, summary)
-    check_equal(SUMMARY, trace.get("summary"), summary, "the summary end_trace answered")
+    check_equal(SUMMARY, as_given(trace.get("summary"), summary), summary, "the summary end_trace answered")
 
 
 @requirement(DIAGNOSTICS, STEPS, MANY)
@@ -150,11 +168,21 @@ def test_any_object_is_a_step_and_comes_back_exactly(execution: Execution, step:
 
 @requirement(DEFERRED)
 @pytest.mark.parametrize("step", ["text", 7, None, ["kind", "request"], True], ids=["string", "number", "null", "list", "bool"])
-def test_a_step_that_is_not_an_object_is_refused(execution: Execution, step: object) -> None:
-    """A step must be an object: a string, number, null, list or boolean is refused, and the trace is unchanged."""
+def test_a_step_that_is_not_an_object_is_refused_or_kept(execution: Execution, step: object) -> None:
+    """A step that is no object (a string, number, null, list or boolean) is refused or kept exactly.
+
+    Refused, the trace is unchanged (the reference); the step schema being deferred, it may be kept exactly like any
+    other step (the other reading of 7.4).
+    """
     execution.begin()
     before = execution.traces()
-    execution.send("add_trace_step", {"executionId": execution.execution_id, "step": step}, serves=DEFERRED).refused(DEFERRED)
+    outcome = execution.send("add_trace_step", {"executionId": execution.execution_id, "step": step}, serves=DEFERRED)
+    if outcome.ok:
+        outcome.expect(DEFERRED)
+        steps = [trace["steps"] for trace in execution.traces()]
+        check_equal(DEFERRED, steps, [[step]], "the steps read back")
+        return
+    outcome.refused(DEFERRED)
     check_equal(DEFERRED, execution.traces(), before, "the traces after a refused step")
 
 
@@ -169,6 +197,7 @@ def test_an_open_trace_can_be_read_while_it_fills(execution: Execution) -> None:
     )
     execution.end(TOTALS, SUMMARY_DATA)
     ended = only_trace(execution, "after its invocation ended")
+    ended |= {"tokens": as_given(ended.get("tokens"), TOTALS), "summary": as_given(ended.get("summary"), SUMMARY_DATA)}
     expected = {"invocation": 1, "ended": True, "tokens": TOTALS, "summary": SUMMARY_DATA, "steps": [{"kind": "request"}]}
     check_equal(VISIBLE, ended, expected, "the ended trace")
 

@@ -25,12 +25,14 @@ __all__ = [
     "Json",
     "Split",
     "ceil4",
+    "dropped_count",
     "edge",
     "estimate_readings",
     "linear_tree",
     "needed_features",
     "node",
     "split_messages",
+    "whitespace_separator",
 ]
 
 SPEC: Final = "context-assembly"
@@ -43,6 +45,9 @@ OPERATIONS: Final = Operations(
     error_schema=f"{SPEC}/error.json",
 )
 STRATEGY_FEATURES: Final = {"rollingWindow": "rolling_window", "stopAtLimit": "stop_at_limit"}
+# The limit a request carries when its test is not about the limit: truncation/model-limit-default lets an
+# implementation require one, so only the test of that requirement leaves it out.
+ROOMY_LIMIT: Final = 128_000
 
 
 def needed_features(request: object) -> list[str]:
@@ -106,11 +111,14 @@ def linear_tree(
     mode: str = "dialogue",
     system: str | None = None,
     agent: str | None = None,
-    limit: int | None = None,
+    limit: int | None = ROOMY_LIMIT,
     settings: Json | None = None,
     tree_settings: Json | None = None,
 ) -> Json:
-    """A request for a path n0 -> n1 -> ... through continuation edges; authors alternate human/model by default."""
+    """A request for a path n0 -> n1 -> ... through continuation edges; authors alternate human/model by default.
+
+    The model limit is 128,000 tokens unless given; None leaves it out (truncation/model-limit-default's own case).
+    """
     chosen = list(authors) if authors is not None else ["human" if i % 2 == 0 else "model" for i in range(len(texts))]
     ids = [f"n{i}" for i in range(len(texts))]
     tree: Json = {
@@ -132,6 +140,26 @@ def linear_tree(
     return request
 
 
+def dropped_count(result: Json) -> object:
+    """The result's droppedMessageCount, absent or null read as 0 (guarantees/dropped-message-count)."""
+    value = result.get("droppedMessageCount")
+    return 0 if value is None else value
+
+
+def whitespace_separator(text: str, parts: Sequence[str]) -> str | None:
+    """The separator made only of whitespace (maybe empty) that joins `parts` into `text`, the same throughout; or None."""
+    if not parts or not text.startswith(parts[0]):
+        return None
+    start = len(parts[0])
+    end = start
+    while end < len(text) and text[end].isspace():
+        end += 1
+    for stop in range(start, end + 1):
+        if text[start:stop].join(parts) == text:
+            return text[start:stop]
+    return None
+
+
 def ceil4(length: int) -> int:
     """ceil(length / 4)."""
     return -(-length // 4)
@@ -151,12 +179,18 @@ class Split:
     markers: list[int] = field(default_factory=list)  # for each marker text, how many kept nodes precede it
     marker_texts: list[str] = field(default_factory=list)
     cut: list[int] = field(default_factory=list)  # node indices kept only in part (their end)
+    cut_texts: list[str] = field(default_factory=list)  # for each of those, the end kept
     roles: list[str] = field(default_factory=list)
 
 
 def split_messages(messages: Sequence[Json], contents: Sequence[str], *, allow_cut: bool = False) -> Split:
-    """Match each message to one node content; text from no node is a marker (a message, or around a node's content)."""
+    """Match each message to one node content; text from no node is a marker (a message, or around a node's content).
+
+    With `allow_cut`, a message may hold the end of a content (rolling-window-unit), after a marker or not; an end that
+    several contents share (a cut may keep a single character) is the content just before the next kept one.
+    """
     split = Split()
+    choices: dict[int, list[int]] = {}  # position in kept -> the contents a cut end may come from
     for message in messages:
         text = str(message.get("content"))
         split.roles.append(str(message.get("role")))
@@ -167,14 +201,48 @@ def split_messages(messages: Sequence[Json], contents: Sequence[str], *, allow_c
         if len(inner) == 1:
             _split_around(split, text, inner[0], contents[inner[0]])
             continue
-        cut = [i for i, c in enumerate(contents) if allow_cut and text and c.endswith(text)]
-        if cut:
-            split.kept.append(cut[0])
-            split.cut.append(cut[0])
+        found = _cut_end(text, contents) if allow_cut else None
+        if found is None:
+            split.markers.append(len(split.kept))
+            split.marker_texts.append(text)
             continue
-        split.markers.append(len(split.kept))
-        split.marker_texts.append(text)
+        marker, end, candidates = found
+        if marker:
+            split.markers.append(len(split.kept))
+            split.marker_texts.append(marker)
+        choices[len(split.kept)] = candidates
+        split.kept.append(candidates[0])
+        split.cut_texts.append(end)
+    for position, candidates in choices.items():
+        following = split.kept[position + 1] if position + 1 < len(split.kept) else None
+        if following is not None and following - 1 in candidates:
+            split.kept[position] = following - 1
+        split.cut.append(split.kept[position])
     return split
+
+
+def _shared_end(first: str, second: str) -> int:
+    """How many characters the two texts share at their end."""
+    length = 0
+    while length < min(len(first), len(second)) and first[-1 - length] == second[-1 - length]:
+        length += 1
+    return length
+
+
+def _cut_end(text: str, contents: Sequence[str]) -> tuple[str, str, list[int]] | None:
+    """(marker, end, candidates): the text as the end of a cut content, maybe after a marker, or None.
+
+    The marker may stand inside the first message after the removal (marker-form); the candidates are the contents the
+    end may come from. None when the text is no content's end.
+    """
+    ends = [i for i, content in enumerate(contents) if text and content.endswith(text)]
+    if ends:
+        return "", text, ends
+    shared = [_shared_end(text, content) for content in contents]
+    longest = max(shared, default=0)
+    if longest == 0 or not text[:-longest].strip():
+        return None
+    return text[:-longest], text[-longest:], [i for i, length in enumerate(shared) if length == longest]
 
 
 def _split_around(split: Split, text: str, index: int, content: str) -> None:

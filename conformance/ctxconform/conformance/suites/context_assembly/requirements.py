@@ -25,21 +25,27 @@ SYSTEM_CONTEXT_COMBINATION_NO_SYSTEM_CONTEXT: Final = RequirementId(
 PROVIDER_HANDLING_DEDICATED_FIELD: Final = RequirementId("context-assembly/provider-handling/dedicated-field")
 PROVIDER_HANDLING_FIRST_MESSAGE_FALLBACK: Final = RequirementId("context-assembly/provider-handling/first-message-fallback")
 MULTI_SOURCE_EDGES_PRIMARY_MAIN_CONTENT: Final = RequirementId("context-assembly/multi-source-edges/primary-main-content")
+MULTI_SOURCE_EDGES_PRIMARY_CONTENT_WHITESPACE: Final = RequirementId(
+    "context-assembly/multi-source-edges/primary-content-whitespace"
+)
 MULTI_SOURCE_EDGES_CONTEXT_BEFORE_PRIMARY: Final = RequirementId("context-assembly/multi-source-edges/context-before-primary")
 MULTI_SOURCE_EDGES_INSTRUCTION_APPENDED_TO_SYSTEM: Final = RequirementId(
     "context-assembly/multi-source-edges/instruction-appended-to-system"
 )
 MULTI_SOURCE_EDGES_PROCESSING_ORDER: Final = RequirementId("context-assembly/multi-source-edges/processing-order")
+MULTI_SOURCE_EDGES_ORDER_WITHIN_ROLE: Final = RequirementId("context-assembly/multi-source-edges/order-within-role")
 EXCLUSION_FILTERING_EXCLUDED_FLAG: Final = RequirementId("context-assembly/exclusion-filtering/excluded-flag")
 EXCLUSION_FILTERING_PRUNED_FLAG: Final = RequirementId("context-assembly/exclusion-filtering/pruned-flag")
 EXCLUSION_FILTERING_ANNOTATION_EDGE_EXCLUDED: Final = RequirementId(
     "context-assembly/exclusion-filtering/annotation-edge-excluded"
 )
+EXCLUSION_FILTERING_ANNOTATION_BRANCH: Final = RequirementId("context-assembly/exclusion-filtering/annotation-branch")
 EXCLUSION_FILTERING_ANNOTATION_EXPLICIT_INCLUSION: Final = RequirementId(
     "context-assembly/exclusion-filtering/annotation-explicit-inclusion"
 )
 DIALOGUE_MODE_MESSAGES_ARRAY: Final = RequirementId("context-assembly/dialogue-mode/messages-array")
 DIALOGUE_MODE_TRAVERSE_ROOT_TO_CURRENT: Final = RequirementId("context-assembly/dialogue-mode/traverse-root-to-current")
+DIALOGUE_MODE_PATH_NOT_IN_TREE: Final = RequirementId("context-assembly/dialogue-mode/path-not-in-tree")
 DIALOGUE_MODE_FILTER_EXCLUDED: Final = RequirementId("context-assembly/dialogue-mode/filter-excluded")
 DIALOGUE_MODE_SYSTEM_CONTEXT_INCLUDED_BY_DEFAULT: Final = RequirementId(
     "context-assembly/dialogue-mode/system-context-included-by-default"

@@ -1,4 +1,4 @@
-"""Bad input: paths that do not connect, unknown or repeated nodes, wrong types, missing parts: an error, never a crash."""
+"""Bad input: paths off the tree's edges, unknown or repeated nodes, wrong types, missing parts: never a crash."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from ctxconform.conformance.suites.context_assembly import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.context_assembly.client import AssemblyClient, Json, edge, linear_tree
-from ctxconform.conformance.testing import Implementation, requirement
+from ctxconform.conformance.testing import Implementation, check_equal, requirement
 
-TRAVERSE: Final = R.DIALOGUE_MODE_TRAVERSE_ROOT_TO_CURRENT
+NOT_A_PATH: Final = R.DIALOGUE_MODE_PATH_NOT_IN_TREE
 SHAPE: Final = R.DIALOGUE_MODE_MESSAGES_ARRAY
 CODES: Final = ("invalidTree", "INVALID_REQUEST")
 
@@ -39,21 +39,34 @@ def cyclic() -> Json:
     return request
 
 
-PATHS: Final[dict[str, Callable[[], Json]]] = {
-    "skips-a-node": lambda: with_path(["n0", "n2"]),
-    "backwards": lambda: with_path(["n2", "n1", "n0"]),
-    "unknown-node": lambda: with_path(["n0", "n1", "ghost"]),
-    "unknown-root": lambda: with_path(["ghost"]),
-    "repeated-node": lambda: with_path(["n0", "n1", "n1"]),
-    "cycle": cyclic,
+# Each broken path, and the tree's own root-to-current path to its last node (None: no such path to traverse).
+PATHS: Final[dict[str, tuple[Callable[[], Json], list[str] | None]]] = {
+    "skips-a-node": (lambda: with_path(["n0", "n2"]), ["n0", "n1", "n2"]),
+    "backwards": (lambda: with_path(["n2", "n1", "n0"]), ["n0"]),
+    "unknown-node": (lambda: with_path(["n0", "n1", "ghost"]), None),
+    "unknown-root": (lambda: with_path(["ghost"]), None),
+    "repeated-node": (lambda: with_path(["n0", "n1", "n1"]), ["n0", "n1"]),
+    "cycle": (cyclic, None),
 }
 
 
-@requirement(TRAVERSE)
+def answer(result: Json) -> Json:
+    """What a result says of the path: the system context, the messages (or document) and the truncated flag."""
+    return {key: result.get(key) for key in ("systemContext", "messages", "document", "truncated")}
+
+
+@requirement(NOT_A_PATH)
 @pytest.mark.parametrize("case", list(PATHS))
-def test_path_that_is_not_a_path_is_refused(client: AssemblyClient, case: str) -> None:
-    """A path that does not follow the tree's edges, or names unknown or repeated nodes, gets an error."""
-    client.send(PATHS[case](), serves=TRAVERSE).refused(TRAVERSE, *CODES)
+def test_path_that_is_not_a_path(client: AssemblyClient, case: str) -> None:
+    """A path off the tree's edges: refused (any code), or assembled as the tree's own path to its last node."""
+    build, tree_path = PATHS[case]
+    reply = client.send(build(), serves=NOT_A_PATH)
+    if not reply.ok or tree_path is None:
+        reply.refused(NOT_A_PATH)
+        return
+    result = reply.expect(NOT_A_PATH)
+    own = client.assemble(with_path(tree_path), serves=NOT_A_PATH).result
+    check_equal(NOT_A_PATH, answer(result), answer(own), f"the answer (the one for the tree's path {tree_path})")
 
 
 def malformed() -> dict[str, object]:

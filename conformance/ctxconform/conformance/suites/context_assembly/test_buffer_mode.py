@@ -9,7 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxconform.conformance.suites.context_assembly import requirements as R  # noqa: N812 - the ids read as R.X
-from ctxconform.conformance.suites.context_assembly.client import AssemblyClient, Json, edge, linear_tree, node
+from ctxconform.conformance.suites.context_assembly.client import (
+    AssemblyClient,
+    Json,
+    edge,
+    linear_tree,
+    node,
+    whitespace_separator,
+)
 from ctxconform.conformance.testing import Implementation, check, requirement
 
 DOCUMENT: Final = R.BUFFER_MODE_SINGLE_DOCUMENT_STRING
@@ -24,7 +31,6 @@ SEPARATOR: Final = R.BUFFER_MODE_CONCATENATION_SEPARATOR
 WORKING: Final = R.BUFFER_MODE_APPEND_WORKING_BUFFER
 TRUNCATION: Final = R.BUFFER_MODE_TRUNCATION
 SYSTEM_LONG: Final = R.GUARANTEES_SYSTEM_CONTEXT_TOO_LONG
-SEPARATORS: Final = ("", "\n", "\n\n")
 LABELS: Final = ("human:", "model:", "user:", "assistant:")
 AGENT: Final = "AGENT-PROMPT-xyz"
 TREE: Final = "TREE-CONTEXT-xyz"
@@ -61,13 +67,23 @@ def in_path_order(document: str, texts: list[str]) -> bool:
 
 def concatenated(document: str, texts: list[str], working: str = "") -> bool:
     """Whether `document` is `texts` joined, then `working`, under a reading of concatenation-separator."""
-    for separator in SEPARATORS:
-        body = separator.join(texts)
-        if not working and document == body:
-            return True
-        if working and document in (body + working, body + separator + working):
-            return True
-    return False
+    if not working:
+        return whitespace_separator(document, texts) is not None
+    direct = document.endswith(working) and whitespace_separator(document[: -len(working)], texts) is not None
+    return direct or whitespace_separator(document, [*texts, working]) is not None
+
+
+def prepended(document: str, system: str, texts: list[str]) -> bool:
+    """Whether `document` is `system`, a separator made only of whitespace, then `texts` concatenated (placement 1).
+
+    Whitespace ending the system text counts as (part of) the separator.
+    """
+    system = system.rstrip()
+    if not system or not document.startswith(system):
+        return False
+    rest = document[len(system) :]
+    blank = len(rest) - len(rest.lstrip())
+    return any(concatenated(rest[size:], texts) for size in range(1, blank + 1))
 
 
 def added_text(document: str, texts: list[str]) -> str | None:
@@ -154,12 +170,9 @@ def test_system_context_when_enabled(client: AssemblyClient) -> None:
     document = document_of(result, ["Text one.", "Text two."])
     system = result.get("systemContext")
     body = ["Text one.", "Text two."]
-    in_field = system == combined and concatenated(document, body)
-    prepended = False
-    for separator in ("\n", "\n\n"):
-        if document.startswith(combined + separator):
-            prepended = concatenated(document[len(combined + separator) :], body)
-    check(PLACEMENT, in_field or prepended, "the system context is neither prepended nor in its field", received=result)
+    in_field = isinstance(system, str) and system.strip() == combined.strip() and concatenated(document, body)
+    before = prepended(document, combined, body)
+    check(PLACEMENT, in_field or before, "the system context is neither prepended nor in its field", received=result)
 
 
 @requirement(TRAVERSE, DOCUMENT, ROLES)

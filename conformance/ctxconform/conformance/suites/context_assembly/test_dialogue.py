@@ -14,10 +14,12 @@ from ctxconform.conformance.suites.context_assembly import requirements as R  # 
 from ctxconform.conformance.suites.context_assembly.client import (
     AssemblyClient,
     Json,
+    dropped_count,
     edge,
     estimate_readings,
     linear_tree,
     node,
+    whitespace_separator,
 )
 from ctxconform.conformance.testing import Implementation, check, check_equal, requirement
 
@@ -31,6 +33,9 @@ FITS: Final = R.DIALOGUE_MODE_TRUNCATE_ONLY_IF_NEEDED
 PRIMARY: Final = R.MULTI_SOURCE_EDGES_PRIMARY_MAIN_CONTENT
 CONTEXT: Final = R.MULTI_SOURCE_EDGES_CONTEXT_BEFORE_PRIMARY
 ORDER: Final = R.MULTI_SOURCE_EDGES_PROCESSING_ORDER
+WITHIN_ROLE: Final = R.MULTI_SOURCE_EDGES_ORDER_WITHIN_ROLE
+WHITESPACE: Final = R.MULTI_SOURCE_EDGES_PRIMARY_CONTENT_WHITESPACE
+BRANCH: Final = R.EXCLUSION_FILTERING_ANNOTATION_BRANCH
 EXCLUDED: Final = R.EXCLUSION_FILTERING_EXCLUDED_FLAG
 PRUNED: Final = R.EXCLUSION_FILTERING_PRUNED_FLAG
 ANNOTATION: Final = R.EXCLUSION_FILTERING_ANNOTATION_EDGE_EXCLUDED
@@ -58,8 +63,8 @@ def contents(result: Json) -> list[str]:
 
 
 def merged_ok(content: str, parts: list[str]) -> bool:
-    """Whether `content` is `parts` joined under a reading of merge-separator."""
-    return content in ("\n\n".join(parts), "\n".join(parts))
+    """Whether `content` is `parts` joined under a reading of merge-separator (a separator made only of whitespace)."""
+    return whitespace_separator(content, parts) is not None
 
 
 def in_order(text: str, parts: list[str]) -> bool:
@@ -87,7 +92,7 @@ def test_roles_follow_author_type(client: AssemblyClient) -> None:
     check_path_order(result, ["Hello?", "Hi, how can I help?", "Tell me a story."])
     check_equal(ROLES, roles(result), ["user", "assistant", "user"], "the message roles", sent=request)
     check_equal(PRIMARY, contents(result), ["Hello?", "Hi, how can I help?", "Tell me a story."], "the message contents")
-    flags = {"truncated": result["truncated"], "droppedMessageCount": result["droppedMessageCount"]}
+    flags = {"truncated": result["truncated"], "droppedMessageCount": dropped_count(result)}
     check_equal(FITS, flags, {"truncated": False, "droppedMessageCount": 0}, "the flags of a context that fits")
 
 
@@ -99,13 +104,22 @@ def test_path_opening_with_a_model_node(client: AssemblyClient) -> None:
     check_equal(ROLES, roles(result), ["assistant", "user", "assistant"], "the message roles", sent=request)
 
 
-@requirement(PRIMARY)
+def as_prose(text: str) -> str:
+    """The text as prose reads it: CRLF line breaks as LF, surrounding whitespace trimmed."""
+    return text.replace("\r\n", "\n").strip()
+
+
+@requirement(PRIMARY, WHITESPACE)
 def test_message_content_is_the_node_content_unchanged(client: AssemblyClient) -> None:
-    """Whitespace around and inside a node's content, line breaks and markup included, reaches its message as is."""
-    texts = ["  indented question\n", "\n\nAn answer after blank lines.\n\n", "\t*Markdown* list:\n- one\n- two  "]
+    """A node's content, line breaks and markup included, reaches its message as given or with its surroundings trimmed."""
+    texts = ["  indented question\n", "\n\nAn answer after blank lines.\n\n", "\t*Markdown* list:\r\n- one\r\n- two  "]
     result = client.assemble(linear_tree(texts), serves=PRIMARY).result
-    # The order is traverse-root-to-current's business: each message is one node's content, unchanged.
-    check_equal(PRIMARY, sorted(contents(result)), sorted(texts), "the message contents")
+    # The order is traverse-root-to-current's business: each message is one node's content.
+    got = contents(result)
+    check_equal(PRIMARY, sorted(map(as_prose, got)), sorted(map(as_prose, texts)), "the message contents (as prose)")
+    lf = [text.replace("\r\n", "\n") for text in texts]
+    readings = [sorted(texts), sorted(text.strip() for text in texts), sorted(lf), sorted(map(as_prose, texts))]
+    check(WHITESPACE, sorted(got) in readings, "the contents are neither as given nor trimmed", received=got, expected=readings)
 
 
 @requirement(TRAVERSE)
@@ -215,6 +229,18 @@ def test_annotation_target_is_left_out(client: AssemblyClient) -> None:
     check_equal(ANNOTATION, pairs(result), [("user", "Q1"), ("assistant", "A1")], "the messages", sent=request)
 
 
+@requirement(BRANCH, ANNOTATION, TRAVERSE)
+def test_nodes_after_an_annotation_target(client: AssemblyClient) -> None:
+    """A path going on past an annotation target: the nodes after it are kept (reading 1) or excluded too (reading 2)."""
+    request = linear_tree(["Q1", "A1", "ANNOTATION-note", "Q2", "A2"], ["human", "model", "human", "human", "model"])
+    request["tree"]["edges"][1]["edgeType"] = "annotation"
+    result = client.assemble(request, serves=BRANCH).result
+    check(ANNOTATION, "ANNOTATION-note" not in json.dumps(result), "the annotation target is in the result", received=result)
+    check_path_order(result, ["Q1", "A1"])
+    allowed = [[("user", "Q1"), ("assistant", "A1"), ("user", "Q2"), ("assistant", "A2")], [("user", "Q1"), ("assistant", "A1")]]
+    check(BRANCH, pairs(result) in allowed, "the messages follow no reading", received=pairs(result), expected=allowed)
+
+
 @requirement(NOTHING_LEFT, EXCLUDED, PRUNED)
 @pytest.mark.parametrize("mode", ["dialogue", "buffer"])
 def test_path_with_every_node_excluded(client: AssemblyClient, mode: str) -> None:
@@ -232,7 +258,7 @@ def test_path_with_every_node_excluded(client: AssemblyClient, mode: str) -> Non
     result = reply.expect(NOTHING_LEFT)
     empty = result.get("document", "") == "" if mode == "buffer" else result["messages"] == []
     check(NOTHING_LEFT, empty, "content from nowhere", sent=request, received=result)
-    flags = {"truncated": result["truncated"], "droppedMessageCount": result["droppedMessageCount"]}
+    flags = {"truncated": result["truncated"], "droppedMessageCount": dropped_count(result)}
     check_equal(NOTHING_LEFT, flags, {"truncated": False, "droppedMessageCount": 0}, "the flags")
 
 
@@ -294,16 +320,18 @@ def test_context_source_comes_before_primary(client: AssemblyClient, context_aut
     check(CONTEXT, holds, "the context source does not stand right before the primary", received=got)
 
 
-@requirement(CONTEXT, ORDER)
-def test_several_context_sources_keep_their_order(client: AssemblyClient) -> None:
-    """Two context sources of one edge appear in the order the edge lists them, both before the primary."""
+@requirement(CONTEXT, ORDER, WITHIN_ROLE)
+def test_several_context_sources_come_before_the_primary(client: AssemblyClient) -> None:
+    """Two context sources of one edge appear once each, both before the primary (in either order: order-within-role)."""
     request = linear_tree(["PRIMARY", "ANSWER"])
     request["tree"]["nodes"] += [node("c0", "REF-one", "human"), node("c1", "REF-two", "human")]
     request["tree"]["edges"] = [edge("n0", "n1", extra=[("c0", "context"), ("c1", "context")])]
     text = "\u0000".join(contents(client.assemble(request, serves=CONTEXT).result))
     before = all(0 <= text.find(ref) < text.find("PRIMARY") for ref in ("REF-one", "REF-two"))
     check(CONTEXT, before, "a context source is missing or after the primary", received=text)
-    check(ORDER, text.find("REF-one") < text.find("REF-two"), "the context sources are out of order", received=text)
+    check(ORDER, before, "not processed context first, then primary", received=text)
+    once = text.count("REF-one") == 1 and text.count("REF-two") == 1
+    check(WITHIN_ROLE, once, "the context sources are not there once each", received=text)
 
 
 @requirement(FITS, FOUR, FLAG, DROPPED, TRAVERSE)
@@ -325,4 +353,4 @@ def test_nothing_is_truncated_when_it_fits(implementation: Implementation, strat
     check_equal(fits, sorted(contents(result)), sorted(texts), f"{strategy}: the messages of a context that fits")
     check_path_order(result, texts)
     check_equal(FLAG, result["truncated"], False, f"{strategy}: truncated")
-    check_equal(DROPPED, result["droppedMessageCount"], 0, f"{strategy}: droppedMessageCount")
+    check_equal(DROPPED, dropped_count(result), 0, f"{strategy}: droppedMessageCount")

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ctxconform.conformance.suites.context_assembly import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.context_assembly.client import AssemblyClient, Json, edge, linear_tree, node
-from ctxconform.conformance.testing import Implementation, check, check_equal, check_in, requirement
+from ctxconform.conformance.testing import Implementation, check, check_equal, requirement
 
 AGENT: Final = "You are a careful archivist of the loom."
 TREE: Final = "This tree collects notes about tidal pools."
@@ -23,21 +23,21 @@ DEDICATED: Final = R.PROVIDER_HANDLING_DEDICATED_FIELD
 BY_DEFAULT: Final = R.DIALOGUE_MODE_SYSTEM_CONTEXT_INCLUDED_BY_DEFAULT
 INSTRUCTION: Final = R.MULTI_SOURCE_EDGES_INSTRUCTION_APPENDED_TO_SYSTEM
 ORDER: Final = R.MULTI_SOURCE_EDGES_PROCESSING_ORDER
+WITHIN_ROLE: Final = R.MULTI_SOURCE_EDGES_ORDER_WITHIN_ROLE
 SCOPE: Final = R.DIALOGUE_MODE_INSTRUCTION_SOURCES_SCOPE
 DIRECTIVE: Final = "Answer in one sentence."
 
 
 def joined(system: str, first: str, second: str) -> bool:
-    """Whether `system` is `first` then `second` under a reading of combined-text-format."""
-    if system == f"{first.strip()}\n\n{second.strip()}":
-        return True
-    for head in {first, first.strip()}:
-        for tail in {second, second.strip()}:
-            if system.startswith(head) and system.endswith(tail) and len(system) > len(head) + len(tail):
-                separator = system[len(head) : len(system) - len(tail)]
-                if not separator.strip():
-                    return True
-    return False
+    """Whether `system` is `first` then `second` under a reading of combined-text-format.
+
+    Each text trimmed or not, so the whitespace around each is part of the separator; whitespace around the whole is
+    not significant (system prose, like message prose: multi-source-edges/primary-content-whitespace).
+    """
+    text, head, tail = system.strip(), first.strip(), second.strip()
+    if not (text.startswith(head) and text.endswith(tail) and len(text) > len(head) + len(tail)):
+        return False
+    return not text[len(head) : len(text) - len(tail)].strip()
 
 
 def system_of(result: Json) -> str | None:
@@ -48,18 +48,18 @@ def system_of(result: Json) -> str | None:
 
 @requirement(AGENT_LEVEL)
 def test_agent_prompt_alone_is_the_system_context(client: AssemblyClient) -> None:
-    """With only an agent prompt, it is the whole system context (trimmed)."""
+    """With only an agent prompt, it is the whole system context (trimmed or not)."""
     request = linear_tree(["Hello there."], agent=f"  {AGENT}\n")
     system = system_of(client.assemble(request, serves=AGENT_LEVEL).result)
-    check_in(AGENT_LEVEL, system, [AGENT, f"  {AGENT}\n"], "the systemContext", sent=request)
+    check_equal(AGENT_LEVEL, (system or "").strip(), AGENT, "the systemContext, its surrounding whitespace aside", sent=request)
 
 
 @requirement(TREE_LEVEL)
 def test_tree_system_context_alone_is_the_system_context(client: AssemblyClient) -> None:
-    """With only a tree-level text, it is the whole system context (trimmed), with or without an agent object."""
+    """With only a tree-level text, it is the whole system context (trimmed or not), with or without an agent object."""
     for request in (linear_tree(["Hello."], system=f"\n{TREE}  "), linear_tree(["Hello."], system=TREE, agent="")):
         system = system_of(client.assemble(request, serves=TREE_LEVEL).result)
-        check_in(TREE_LEVEL, system, [TREE, f"\n{TREE}  "], "the systemContext", sent=request)
+        check_equal(TREE_LEVEL, (system or "").strip(), TREE, "the systemContext, its surrounding whitespace aside", sent=request)
 
 
 @requirement(BEFORE, AGENT_LEVEL, TREE_LEVEL, COMBINED)
@@ -105,10 +105,12 @@ def test_generated_system_texts_combine_in_order(
     ids=["absent", "empty", "agent-blank", "tree-blank", "both-blank"],
 )
 def test_no_system_context(client: AssemblyClient, agent: str | None, tree: str | None) -> None:
-    """With neither text, systemContext is absent (or empty) and no message is added."""
+    """With neither text, systemContext is absent, null or blank (the whitespace given), and no message is added."""
     request = linear_tree(["One.", "Two."], agent=agent, system=tree)
     result = client.assemble(request, serves=NONE).result
-    check_in(NONE, result.get("systemContext"), [None, ""], "the systemContext", sent=request)
+    system = result.get("systemContext")
+    blank = system is None or (isinstance(system, str) and not system.strip())
+    check(NONE, blank, "a systemContext made of no text", sent=request, received=result, expected=[None, "", "(whitespace)"])
     # No message is added; the order of the others is traverse-root-to-current's business.
     got = sorted((m["role"], m["content"]) for m in result["messages"])
     check_equal(NONE, got, [("assistant", "Two."), ("user", "One.")], "the messages", sent=request)
@@ -142,8 +144,8 @@ def test_instruction_source_is_appended_to_system_context(client: AssemblyClient
     base = system_of(client.assemble(plain, serves=INSTRUCTION).result) or ""
     result = client.assemble(instruction_tree(), serves=INSTRUCTION).result
     system = system_of(result) or ""
-    check(INSTRUCTION, system.count(DIRECTIVE) == 1 and system.endswith(DIRECTIVE), "not appended once", received=system)
-    appended = joined(system, base, DIRECTIVE) if base.strip() else system == DIRECTIVE
+    check(INSTRUCTION, system.count(DIRECTIVE) == 1 and system.strip().endswith(DIRECTIVE), "not appended once", received=system)
+    appended = joined(system, base, DIRECTIVE) if base.strip() else system.strip() == DIRECTIVE
     check(INSTRUCTION, appended, "not appended to the system context", received=system, expected=[base, DIRECTIVE])
     # A message holding the whole system context is provider-handling/dedicated-field's business.
     messages = [m["content"] for m in result["messages"] if m["content"] != system]
@@ -156,7 +158,7 @@ def test_instruction_source_is_appended_to_system_context(client: AssemblyClient
 def test_instruction_source_alone_is_the_system_context(client: AssemblyClient) -> None:
     """With no agent or tree text, the instruction source still makes a system context."""
     result = client.assemble(instruction_tree(agent=None, system=None), serves=INSTRUCTION).result
-    check_equal(INSTRUCTION, system_of(result), DIRECTIVE, "the systemContext")
+    check_equal(INSTRUCTION, (system_of(result) or "").strip(), DIRECTIVE, "the systemContext, its surrounding whitespace aside")
 
 
 def appended_part(client: AssemblyClient, request: Json, serves: str) -> str:
@@ -164,22 +166,24 @@ def appended_part(client: AssemblyClient, request: Json, serves: str) -> str:
     plain = {**request, "tree": {**request["tree"], "edges": [_primary_only(e) for e in request["tree"]["edges"]]}}
     base = system_of(client.assemble(plain, serves=serves).result) or ""
     system = system_of(client.assemble(request, serves=serves).result) or ""
-    return system.removeprefix(base).strip() if base.strip() else system
+    return system.removeprefix(base).strip() if base.strip() else system.strip()
 
 
 def _primary_only(edge_: Json) -> Json:
     return {**edge_, "sources": [s for s in edge_["sources"] if s["role"] == "primary"]}
 
 
-@requirement(ORDER)
-def test_several_instruction_sources_keep_their_order(client: AssemblyClient) -> None:
-    """Two instruction sources on one edge appear in the order the edge lists them."""
+@requirement(ORDER, WITHIN_ROLE)
+def test_several_instruction_sources_are_appended(client: AssemblyClient) -> None:
+    """Two instruction sources on one edge are both appended, once each (in either order: order-within-role)."""
     # A tree-level text: whether instructions need one is instruction-appended-to-system's business.
     request = instruction_tree(agent=None)
     request["tree"]["nodes"].append(node("i1", "Use plain words.", "human"))
     request["tree"]["edges"] = [edge("n0", "n1", extra=[("i0", "instruction"), ("i1", "instruction")])]
     added = appended_part(client, request, ORDER)
-    check(ORDER, 0 <= added.find(DIRECTIVE) < added.find("Use plain words."), "out of order", received=added)
+    check(ORDER, DIRECTIVE in added and "Use plain words." in added, "not processed as instructions", received=added)
+    once = added.count(DIRECTIVE) == 1 and added.count("Use plain words.") == 1
+    check(WITHIN_ROLE, once, "the instruction sources are not there once each", received=added)
 
 
 @requirement(SCOPE)

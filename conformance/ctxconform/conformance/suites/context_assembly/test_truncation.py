@@ -16,6 +16,7 @@ from ctxconform.conformance.suites.context_assembly.client import (
     Json,
     Split,
     ceil4,
+    dropped_count,
     estimate_readings,
     linear_tree,
     split_messages,
@@ -129,9 +130,10 @@ def example_scenario(count: int, length: int, *, system: str = "", recent: int |
     return Scenario([node_text(i, length) for i in range(count)], system, TB, recent, budget + TB, in_tree=False)
 
 
-# Cases random draws rarely reach: the system context between the budget and the limit, the last N fitting a
+# Cases random draws rarely reach: the system context between the budget and the limit or over the limit, the last N fitting a
 # truncated context, a context that fits.
 SYSTEM_OVER_BUDGET: Final = Scenario([node_text(0, 10)], "S" * 80, 10, None, 25, in_tree=False)
+SYSTEM_OVER_LIMIT: Final = Scenario([node_text(0, 10)], "S" * 200, 10, None, 25, in_tree=False)
 RECENT_FIT: Final = example_scenario(8, 100, recent=2, budget=120)
 FITS_NEARLY: Final = example_scenario(3, 100, system="S" * 40, budget=3 * 28 + 11)
 FITS_LOOSELY: Final = example_scenario(3, 100, budget=200)
@@ -237,7 +239,7 @@ def guarantee_checks(result: Json, scenario: Scenario, *, allow_cut: bool, appli
         check(applies, bool(removed or split.cut), "the context exceeds the budget, yet nothing removed", received=result)
     flag = bool(removed or split.cut)
     check_equal(FLAG, result["truncated"], flag, f"truncated (removed {removed}, cut {split.cut})")
-    check_equal(DROPPED, result["droppedMessageCount"], len(removed), f"droppedMessageCount (removed {removed})")
+    check_equal(DROPPED, dropped_count(result), len(removed), f"droppedMessageCount (removed {removed})")
     return split
 
 
@@ -247,6 +249,7 @@ def guarantee_checks(result: Json, scenario: Scenario, *, allow_cut: bool, appli
 )  # fmt: skip
 @given(scenario=scenarios(), explicit=st.booleans())
 @example(scenario=SYSTEM_OVER_BUDGET, explicit=True)
+@example(scenario=SYSTEM_OVER_LIMIT, explicit=False)
 @example(scenario=RECENT_FIT, explicit=False)
 @example(scenario=FITS_NEARLY, explicit=True)
 @example(scenario=FITS_LOOSELY, explicit=False)
@@ -312,12 +315,7 @@ def test_rolling_window_properties(implementation: Implementation, scenario: Sce
     kept = split.kept
     check(ROLLING, bool(kept) and kept == list(range(n - len(kept), n)), "not the most recent run", received=kept)
     check(ROLLING_UNIT, not split.cut or split.cut == [kept[0]], "only the oldest kept may be cut", received=split.cut)
-    kept_texts = [scenario.texts[i] for i in kept if i not in split.cut]
-    kept_texts += [
-        c
-        for c in (m["content"] for m in result["messages"])
-        if c not in scenario.texts and any(t.endswith(c) for t in scenario.texts)
-    ]
+    kept_texts = [scenario.texts[i] for i in kept if i not in split.cut] + split.cut_texts
     if scenario.high(scenario.texts[-1:]) <= scenario.budget:
         check(ROLLING, scenario.low(kept_texts) <= scenario.budget, "the kept messages exceed the budget", received=kept)
     if kept[0] > 0 and not split.cut:
@@ -362,7 +360,7 @@ def test_stop_at_limit_properties(implementation: Implementation, scenario: Scen
     # Their order and any text besides them are other requirements' business: every node, nothing cut.
     contents = sorted(c for c in (m["content"] for m in result["messages"]) if c in scenario.texts)
     check_equal(STOP, contents, sorted(scenario.texts), "the messages of a context that fits")
-    flags = {"truncated": result["truncated"], "droppedMessageCount": result["droppedMessageCount"]}
+    flags = {"truncated": result["truncated"], "droppedMessageCount": dropped_count(result)}
     check_equal(STOP, flags, {"truncated": False, "droppedMessageCount": 0}, "the flags")
 
 
@@ -541,16 +539,17 @@ def test_recent_nodes_that_do_not_fit(client: AssemblyClient) -> None:
 @requirement(MODEL_LIMIT, FOUR)
 def test_no_model_limit(client: AssemblyClient) -> None:
     """Without modelContextLimit: 128,000 tokens (a large context fits) or a spec error, never a crash."""
-    small = client.assemble(linear_tree(["Hello.", "Hi."]), serves=MODEL_LIMIT)
+    small = client.assemble(linear_tree(["Hello.", "Hi."], limit=None), serves=MODEL_LIMIT)
     if not small.ok:
         small.refused(MODEL_LIMIT)
         return
     texts = ["x" * 400_000, "y" * 100_000]  # 125,000 tokens: fits 128,000 - 1024
     check_four_chars(client, texts)
     # The response buffer is set, so that only the default limit is at stake.
-    result = client.assemble(linear_tree(texts, settings={"tokenBuffer": 1024}), serves=MODEL_LIMIT).result
+    result = client.assemble(linear_tree(texts, limit=None, settings={"tokenBuffer": 1024}), serves=MODEL_LIMIT).result
     check(MODEL_LIMIT, result["truncated"] is False, "truncated under a 128,000 limit", received=result["truncated"])
-    over = client.assemble(linear_tree(["x" * 400_000, "y" * 112_000], settings={"tokenBuffer": 1024}), serves=MODEL_LIMIT).result
+    over_limit = linear_tree(["x" * 400_000, "y" * 112_000], limit=None, settings={"tokenBuffer": 1024})
+    over = client.assemble(over_limit, serves=MODEL_LIMIT).result
     check(MODEL_LIMIT, over["truncated"] is True, "not truncated over 126,976 tokens", received=over["truncated"])
 
 
@@ -659,7 +658,7 @@ def test_marker_is_a_message_or_inside_a_neighbour(client: AssemblyClient) -> No
     in_system = [marker for marker in split.marker_texts if marker.strip() in str(system or "")]
     check(MARKER_FORM, not in_system, "the marker is in the system context", received=result)
     removed = [i for i in range(len(texts)) if i not in split.kept]
-    check_equal(MARKER_FORM, result["droppedMessageCount"], len(removed), "droppedMessageCount (the marker not counted)")
+    check_equal(MARKER_FORM, dropped_count(result), len(removed), "droppedMessageCount (the marker not counted)")
     own = [m for m in result["messages"] if not any(text in m["content"] for text in texts)]
     check(MARKER_FORM, all(m["role"] in ("user", "assistant") for m in own), "a marker message's role", received=own)
     check_equal(MARKER_FORM, len(result["messages"]), len(split.kept) + len(own), "messages besides nodes and markers")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ctxconform.conformance.suites.context_snapshot import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.context_snapshot.strategies import WHITE_SPACE
 from ctxconform.conformance.testing import Checked, Client, Implementation, Operation, Operations, schema_errors
 
 __all__ = [
@@ -15,11 +16,14 @@ __all__ = [
     "OPERATIONS",
     "SPEC",
     "Snapshots",
+    "actor_as_given",
     "as_content",
     "blob_hex",
     "content_bytes",
     "item_blob",
     "items_of",
+    "preview_as_given",
+    "previews_as_given",
 ]
 
 SPEC: Final = "context-snapshot"
@@ -178,6 +182,32 @@ def blob_hex(value: object) -> str:
         raise RuntimeError(f"a schema-checked blob id is neither hex nor tagged: {value!r}")
     ((_, numbers),) = value.items()
     return bytes(numbers).hex()
+
+
+def actor_as_given(value: object) -> object:
+    """created_by without its null fields: an option the caller did not give may come back absent or null (serde's way)."""
+    if isinstance(value, dict):
+        return {key: inner for key, inner in value.items() if inner is not None}
+    return value
+
+
+def preview_as_given(got: object, given: object) -> object:
+    """The preview read back, taken as the one given when it is that one as display text.
+
+    A preview is "text for quick display": it may come back with surrounding white space trimmed and CRLF as LF.
+    Anything else is returned as it came, to be compared.
+    """
+    if isinstance(got, str) and isinstance(given, str) and got == given.replace("\r\n", "\n").strip(WHITE_SPACE):
+        return given
+    return got
+
+
+def previews_as_given(got: list[tuple[Any, ...]], given: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """(kind, path, preview, blob) layers read back, each preview as given when it is that one as display text."""
+    return [
+        (kind, path, preview_as_given(preview, given[i][2]) if i < len(given) else preview, blob)
+        for i, (kind, path, preview, blob) in enumerate(got)
+    ]
 
 
 def items_of(result: Json) -> list[Json]:

@@ -1,6 +1,9 @@
-"""Bad input: wrong types, missing and extra fields, unknown ops, blank paths, malformed ids, huge and invalid-Unicode values.
+"""Bad input: wrong types, missing fields, unknown ops, malformed ids and content, invalid-Unicode values.
 
-Every one gets a spec error, never a crash, and leaves the snapshot it names as it was.
+Every one gets a spec error, never a crash, and leaves the snapshot it names as it was. What the page does not forbid
+is not bad input: a field a request does not define, a null optional field and a value over the kit's limits may be
+refused (INVALID_REQUEST, the snapshot unchanged) or accepted; accepted, the extra field is ignored, the null taken as
+absent and the long value kept exactly (the origin reads documents so: unknown fields accepted, null as None).
 """
 
 from __future__ import annotations
@@ -12,20 +15,28 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ctxconform.conformance.suites.context_snapshot import requirements as R  # noqa: N812 - the ids read as R.X
-from ctxconform.conformance.suites.context_snapshot.client import ACTOR, OPERATIONS, Snapshots
-from ctxconform.conformance.testing import check_equal, requirement, unique_uuid
+from ctxconform.conformance.suites.context_snapshot.client import (
+    ACTOR,
+    OPERATIONS,
+    Snapshots,
+    blob_hex,
+    content_bytes,
+    item_blob,
+    items_of,
+)
+from ctxconform.conformance.testing import Checked, check, check_equal, requirement, unique_uuid
 
 # What each operation's answer must be: a refusal of malformed arguments, and a draft it leaves unchanged, are that.
 SHAPES: Final = {op: operation.requirement for op, operation in OPERATIONS.table.items()}
 HUGE: Final = "h" * 1_000_000
 SURROGATES: Final = ("\ud800", "a\udc00b", "\ud83d")
 ITEM_ARGS: Final = {"kind": "snippet", "path": "p", "content": {"text": "x"}}
+X_BLOB: Final = "c1b0730e0133447badcfd47fd144e254807b06e1"  # the Git id of b"x" (`git hash-object` of it)
 MALFORMED_IDS: Final = [
     "",
     "abc",
     "0" * 39,
     "0" * 41,
-    "E69DE29BB2D1D6434B8B29AE775AD8C2E48C5391",
     "g" * 40,
     "0" * 63,
     " " + "0" * 40,
@@ -54,20 +65,39 @@ def create_cases() -> dict[str, object]:
         "string": "create",
         "no-created-by": {"selection_strategy": "explicit"},
         "no-strategy": {"created_by": ACTOR},
-        "caller-sets-object-id": {**base, "object_id": str(unique_uuid())},
-        "caller-sets-created-at": {**base, "created_at": "2026-01-01T00:00:00Z"},
         "created-by-string": {**base, "created_by": "agent:1"},
         "created-by-no-id": {**base, "created_by": {"kind": "agent"}},
-        "created-by-extra": {**base, "created_by": {**ACTOR, "role": "x"}},
         "created-by-id-number": {**base, "created_by": {"kind": "agent", "id": 7}},
+        "summary-number": {**base, "summary": 3},
+        "algorithm-md5": {**base, "algorithm": "md5"},
+        "algorithm-upper": {**base, "algorithm": "SHA1"},
+    }
+
+
+def lenient_create_cases() -> dict[str, dict[str, Any]]:
+    """create_snapshot arguments the page does not forbid: extra fields, null options, values over the kit's limits."""
+    base: dict[str, Any] = {"created_by": ACTOR, "selection_strategy": "explicit"}
+    return {
+        "caller-sets-object-id": {**base, "object_id": str(unique_uuid())},
+        "caller-sets-created-at": {**base, "created_at": "2026-01-01T00:00:00Z"},
+        "created-by-extra": {**base, "created_by": {**ACTOR, "role": "x"}},
         "created-by-blank-kind": {**base, "created_by": {"kind": " ", "id": "a"}},
         "created-by-huge-id": {**base, "created_by": {"kind": "agent", "id": HUGE}},
-        "summary-number": {**base, "summary": 3},
         "summary-huge": {**base, "summary": HUGE},
         "summary-null": {**base, "summary": None},
         "display-name-null": {**base, "created_by": {**ACTOR, "display_name": None}},
-        "algorithm-md5": {**base, "algorithm": "md5"},
-        "algorithm-upper": {**base, "algorithm": "SHA1"},
+    }
+
+
+def lenient_item_cases(draft: str) -> dict[str, dict[str, Any]]:
+    """add_item arguments the page does not forbid, aimed at the draft: over the kit's limits, extra or null fields."""
+    base: dict[str, Any] = {"snapshot_id": draft, **ITEM_ARGS}
+    return {
+        "path-4097": {**base, "path": "p" * 4097},
+        "path-huge": {**base, "path": HUGE},
+        "kind-huge-other": {**base, "kind": {"other": HUGE}},
+        "caller-sets-blob": {**base, "blob": "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"},
+        "preview-null": {**base, "preview": None},
     }
 
 
@@ -82,10 +112,6 @@ def item_cases(draft: str) -> dict[str, object]:
         "path-number": {**base, "path": 42},
         "path-null": {**base, "path": None},
         "path-list": {**base, "path": ["src", "main.rs"]},
-        "path-4097": {**base, "path": "p" * 4097},
-        "path-huge": {**base, "path": HUGE},
-        "kind-huge-other": {**base, "kind": {"other": HUGE}},
-        "caller-sets-blob": {**base, "blob": "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"},
         "content-string": {**base, "content": "x"},
         "content-empty-object": {**base, "content": {}},
         "content-text-number": {**base, "content": {"text": 1}},
@@ -95,7 +121,6 @@ def item_cases(draft: str) -> dict[str, object]:
         "content-base64-newline": {**base, "content": {"base64": "YQ==\n"}},
         "content-bytes-list": {**base, "content": {"bytes": [1, 2]}},
         "preview-number": {**base, "preview": 5},
-        "preview-null": {**base, "preview": None},
     }
     cases |= {f"snapshot-id-{name}": {**base, "snapshot_id": value} for name, value in BAD_IDS.items()}
     return cases
@@ -115,17 +140,23 @@ def other_cases(draft: str) -> dict[str, tuple[str, object]]:
         "set-content-null-content": ("set_item_content", {"snapshot_id": draft, "index": 0, "content": None}),
         "remove-index-negative": ("remove_item", {"snapshot_id": draft, "index": -1}),
         "remove-no-index": ("remove_item", {"snapshot_id": draft}),
-        "remove-extra": ("remove_item", {"snapshot_id": draft, "index": 0, "path": "p"}),
-        "finalize-extra": ("finalize", {"snapshot_id": draft, "force": True}),
         "finalize-list": ("finalize", [draft]),
-        "get-extra": ("get_snapshot", {"snapshot_id": draft, "items": []}),
         "hash-no-content": ("hash_content", {"algorithm": "sha1"}),
         "hash-md5": ("hash_content", {"content": {"text": "x"}, "algorithm": "md5"}),
-        "hash-extra": ("hash_content", {"content": {"text": "x"}, "store": True}),
         "hash-content-huge-base64-garbage": ("hash_content", {"content": {"base64": "!" * 100_000}}),
-        "read-blob-extra": ("read_blob", {"blob": "0" * 40, "algorithm": "sha1"}),
         "read-blob-missing": ("read_blob", {}),
         "retain-no-strategy": ("retain", {"snapshot_id": draft}),
+    }
+
+
+def extra_field_cases(draft: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Arguments of the other operations with a field the operation does not define (refused, or ignored)."""
+    return {
+        "remove-extra": ("remove_item", {"snapshot_id": draft, "index": 0, "path": "p"}),
+        "finalize-extra": ("finalize", {"snapshot_id": draft, "force": True}),
+        "get-extra": ("get_snapshot", {"snapshot_id": draft, "items": []}),
+        "hash-extra": ("hash_content", {"content": {"text": "x"}, "store": True}),
+        "read-blob-extra": ("read_blob", {"blob": "0" * 40, "algorithm": "sha1"}),
     }
 
 
@@ -152,9 +183,14 @@ def draft_with_item(snapshots: Snapshots) -> tuple[str, dict[str, Any]]:
 
 def refused_unchanged(snapshots: Snapshots, op: str, args: object, draft: str, before: dict[str, Any], *codes: str) -> None:
     """The call is refused with one of `codes` and the draft reads back as before."""
-    wanted = SHAPES[op]
-    snapshots.send(op, args, serves=wanted).refused(wanted, *codes)
-    check_equal(wanted, snapshots.get(draft), before, f"the draft after a refused {op}", sent=args)
+    answered_unchanged(snapshots, snapshots.send(op, args, serves=SHAPES[op]), draft, before, *codes)
+
+
+def answered_unchanged(snapshots: Snapshots, answered: Checked, draft: str, before: dict[str, Any], *codes: str) -> None:
+    """A call was refused with one of `codes`, and the draft reads back as before."""
+    wanted = SHAPES[answered.op]
+    answered.refused(wanted, *codes)
+    check_equal(wanted, snapshots.get(draft), before, f"the draft after a refused {answered.op}", sent=answered.sent)
 
 
 def of(op: str) -> pytest.MarkDecorator:
@@ -167,6 +203,84 @@ def of(op: str) -> pytest.MarkDecorator:
 def test_malformed_create_is_refused(snapshots: Snapshots, case: str) -> None:
     """create_snapshot with wrong types, missing or extra fields, or huge values is INVALID_REQUEST."""
     snapshots.send("create_snapshot", create_cases()[case]).refused(R.STRUCTS_CONTEXT_SNAPSHOT, "INVALID_REQUEST")
+
+
+def layers_of(item: dict[str, Any]) -> tuple[object, object, object, str | None]:
+    """An item's kind, path, preview (None when absent or null) and blob in hex (None when it has none)."""
+    return item.get("kind"), item.get("path"), item.get("preview"), item_blob(item)
+
+
+def created_as_given(record: dict[str, Any]) -> tuple[object, ...]:
+    """What a snapshot keeps of the arguments that made it: created_by's kind, id and display_name, strategy, summary."""
+    actor = record.get("created_by")
+    actor = actor if isinstance(actor, dict) else {}
+    fields = (actor.get("kind"), actor.get("id"), actor.get("display_name"))
+    return (*fields, record.get("selection_strategy"), record.get("summary"))
+
+
+@requirement(R.STRUCTS_CONTEXT_SNAPSHOT)
+@pytest.mark.parametrize("case", list(lenient_create_cases()))
+def test_what_the_page_does_not_forbid_at_create_is_refused_or_taken(snapshots: Snapshots, case: str) -> None:
+    """An extra field, a null option, a value over the kit's limits: INVALID_REQUEST, or a snapshot of what was given.
+
+    Accepted, the extra field is ignored, the null taken as absent and the long value kept exactly.
+    """
+    wanted, sent = R.STRUCTS_CONTEXT_SNAPSHOT, lenient_create_cases()[case]
+    created = snapshots.send("create_snapshot", sent, serves=wanted)
+    if not created.ok:
+        created.refused(wanted, "INVALID_REQUEST")
+        return
+    record = snapshots.get(str(created.result["snapshot"]["object_id"]), serves=wanted)["snapshot"]
+    check_equal(wanted, created_as_given(record), created_as_given(sent), "the snapshot made of the arguments", sent=sent)
+
+
+@requirement(R.ITEMS_THREE_LAYERS)
+@pytest.mark.parametrize("case", list(lenient_item_cases("")))
+def test_what_the_page_does_not_forbid_at_add_item_is_refused_or_taken(snapshots: Snapshots, case: str) -> None:
+    """A long path or open kind, a blob the caller sets, a null preview: refused (draft unchanged), or taken as given.
+
+    Taken, the item has the kind, path and preview given, and its blob is the Git id of its content.
+    """
+    wanted = R.ITEMS_THREE_LAYERS
+    draft, before = draft_with_item(snapshots)
+    sent = lenient_item_cases(draft)[case]
+    added = snapshots.send("add_item", sent, serves=wanted)
+    if not added.ok:
+        answered_unchanged(snapshots, added, draft, before, "INVALID_REQUEST")
+        return
+    expected = (sent["kind"], sent["path"], sent.get("preview"), X_BLOB)
+    check_equal(wanted, layers_of(added.result["item"]), expected, "the item add_item answered", sent=sent)
+    items = snapshots.get(draft, serves=wanted)["snapshot"].get("items") or []
+    kept = [layers_of(item) for item in items]
+    check_equal(wanted, kept, [layers_of(items_of(before)[0]), expected], "the draft's items afterwards", sent=sent)
+
+
+@pytest.mark.parametrize("case", [pytest.param(case, marks=of(op)) for case, (op, _) in extra_field_cases("").items()])
+def test_an_extra_field_of_the_other_operations_is_refused_or_ignored(snapshots: Snapshots, case: str) -> None:
+    """An operation given a field it does not define: INVALID_REQUEST (draft unchanged), or the answer without the field.
+
+    The operations are remove_item, finalize, get_snapshot, hash_content and read_blob.
+    """
+    draft, before = draft_with_item(snapshots)
+    op, sent = extra_field_cases(draft)[case]
+    wanted = SHAPES[op]
+    answered = snapshots.send(op, sent, serves=wanted)
+    if not answered.ok:
+        codes = ("INVALID_REQUEST", *(("BLOB_NOT_FOUND",) if op == "read_blob" else ()))
+        answered_unchanged(snapshots, answered, draft, before, *codes)
+        return
+    result, after = answered.result, snapshots.get(draft, serves=wanted)
+    if op == "remove_item":
+        check_equal(wanted, result["item"].get("path"), "kept", "the item remove_item answered", sent=sent)
+        check_equal(wanted, items_of(after), [], "the draft's items after removing its only one", sent=sent)
+    elif op == "finalize":
+        check_equal(wanted, (result["state"], after["state"]), ("finalized", "finalized"), "the state after finalize")
+    elif op == "get_snapshot":
+        check_equal(wanted, result, before, "what get_snapshot answered", sent=sent)
+    elif op == "hash_content":
+        check_equal(wanted, blob_hex(result["blob"]), X_BLOB, "the blob hash_content answered", sent=sent)
+    else:
+        check(wanted, False, "read_blob answered content for an id no blob has", sent=sent, received=result)
 
 
 @requirement(R.ITEMS_THREE_LAYERS)
@@ -191,6 +305,18 @@ def test_malformed_arguments_of_the_other_operations_are_refused(snapshots: Snap
 def test_a_malformed_blob_id_is_refused(snapshots: Snapshots, blob: object) -> None:
     """read_blob of something that is neither 40/64 lowercase hex digits nor a tagged byte array is INVALID_REQUEST."""
     snapshots.send("read_blob", {"blob": blob}).refused(R.ITEMS_BLOB_HOLDS_FULL_CONTENT, "INVALID_REQUEST")
+
+
+@requirement(R.ITEMS_BLOB_HOLDS_FULL_CONTENT)
+def test_an_upper_case_hex_id_is_refused_or_read_as_its_lower_case_one(snapshots: Snapshots) -> None:
+    """Git reads object names in either case: the empty blob's id in upper case is INVALID_REQUEST or the empty blob."""
+    wanted = R.ITEMS_BLOB_HOLDS_FULL_CONTENT
+    _ = snapshots.with_items([("snippet", "empty", b"")], finalize=False, serves=wanted)
+    answered = snapshots.send("read_blob", {"blob": "E69DE29BB2D1D6434B8B29AE775AD8C2E48C5391"}, serves=wanted)
+    if not answered.ok:
+        answered.refused(wanted, "INVALID_REQUEST")
+        return
+    check_equal(wanted, content_bytes(answered.result["content"]), b"", "read_blob of the empty blob's id in upper case")
 
 
 @pytest.mark.parametrize("op", [pytest.param(op, marks=of(op)) for op in ("get_snapshot", "finalize", "remove_item")])

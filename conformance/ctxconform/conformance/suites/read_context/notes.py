@@ -6,6 +6,7 @@ import re
 from typing import Any, Final
 
 from ctxconform.conformance.suites.read_context import requirements as R  # noqa: N812 - the ids read as R.X
+from ctxconform.conformance.suites.read_context.client import as_text, check_line_breaks, same_text
 from ctxconform.conformance.testing import check, check_equal, check_in
 
 __all__ = [
@@ -32,6 +33,7 @@ SHORT: Final = (
     R.SUMMARIZATION_THRESHOLD,
     R.LOADING_ORDER_NOTES_TRUNCATED_FLAG,
     R.SUMMARIZATION_SHORT_NOTES_RAW,
+    R.RESPONSE_SHAPE_MARKDOWN_LINE_BREAKS,
 )
 LONG: Final = (
     R.SUMMARIZATION_THRESHOLD,
@@ -63,17 +65,19 @@ def check_notes(notes: Json, text: str) -> None:
 
 
 def check_short(notes: Json, text: str, count: int) -> None:
-    """Notes of at most 40 lines: not summarized, flagged false, returned as written."""
+    """Notes of at most 40 lines: not summarized, flagged false, returned as written (line breaks as a reading allows)."""
     summary, truncated = notes["summary"], notes["truncated"]
-    summarized = summary != text and ELIDED in summary
+    summarized = not same_text(summary, text) and ELIDED in summary
     check(R.SUMMARIZATION_THRESHOLD, not summarized, f"notes of {count} lines were summarized", received=notes)
     check(R.LOADING_ORDER_NOTES_TRUNCATED_FLAG, truncated is False, f"notes of {count} lines are flagged", received=notes)
-    check_equal(R.SUMMARIZATION_SHORT_NOTES_RAW, summary, text, f"the summary of notes of {count} lines")
+    what = f"the summary of notes of {count} lines"
+    check_equal(R.SUMMARIZATION_SHORT_NOTES_RAW, as_text(summary), as_text(text), f"{what}, line breaks read as \\n")
+    check_line_breaks(summary, text, what)
 
 
 def check_long(notes: Json, text: str, lines: list[str]) -> None:
-    """Notes of more than 40 lines: summarized, flagged true, head, marker, tail and nothing else."""
-    summary, truncated, count = notes["summary"], notes["truncated"], len(lines)
+    r"""Notes of more than 40 lines: summarized, flagged true, head, marker, tail and nothing else (breaks read as \n)."""
+    summary, truncated, count = as_text(notes["summary"]), notes["truncated"], len(lines)
     summarized = ELIDED in summary or truncated is True
     check(R.SUMMARIZATION_THRESHOLD, summarized, f"notes of {count} lines came back whole", received=notes)
     check(R.SUMMARIZATION_TRUNCATED_TRUE, truncated is True, f"notes of {count} lines are not flagged", received=notes)
@@ -93,7 +97,7 @@ def check_long(notes: Json, text: str, lines: list[str]) -> None:
         marker,
         f"what follows the head of {count} lines",
     )
-    final = "\r\n" if text.endswith("\r\n") else "\n" if text.endswith("\n") else ""
+    final = "\n" if text.endswith("\n") else ""
     rest = summary[len(head) + len(marker) :]
     check_in(R.SUMMARIZATION_TAIL_LAST_30, rest, [tail, tail + final], f"what follows the marker of {count} lines")
     check(
@@ -107,13 +111,13 @@ def check_long(notes: Json, text: str, lines: list[str]) -> None:
 
 def check_constants(notes: Json, text: str) -> None:
     """The cut falls where a 40-line threshold, a 10-line head and a 30-line tail put it (the marker's text is not its)."""
-    summary = str(notes.get("summary", ""))
+    summary = as_text(str(notes.get("summary", "")))
     found = _MARKER.search(summary)
     observed: Json = {"cut": found is not None or ELIDED in summary}
     expected: Json = {"cut": len(lines_of(text)) > THRESHOLD}
     if found is not None and expected["cut"]:
         lines = lines_of(text)
-        final = "\r\n" if text.endswith("\r\n") else "\n" if text.endswith("\n") else ""
+        final = "\n" if text.endswith("\n") else ""
         tail = "\n".join(lines[-TAIL:])
         head_is_10 = summary[: found.start()] == "\n".join(lines[:HEAD])
         observed |= {

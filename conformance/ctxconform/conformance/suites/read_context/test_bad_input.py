@@ -19,6 +19,7 @@ from ctxconform.conformance.suites.read_context.client import (
     ReadContextClient,
     Workspace,
     fresh_workspace,
+    taste_text,
 )
 from ctxconform.conformance.testing import Checked, Implementation, check, check_equal, requirement, unique_hex
 
@@ -27,6 +28,7 @@ Json = dict[str, Any]
 LEAK: Final = "LEAK-8c1f-never-return-me"
 UNKNOWN: Final = R.TOLERANCE_UNKNOWN_IMAGE_ID
 TOOL: Final = R.IMPLEMENTATION_NOTES_TOOL_NAME
+EXTRA: Final = R.IMPLEMENTATION_NOTES_EXTRA_ARGUMENTS
 FILES: Final = {
     "brief.md": f"Tastes: underwater\n{LEAK} brief\n",
     "notes.md": f"{LEAK} notes\n",
@@ -185,8 +187,11 @@ def test_an_unknown_image_id_follows_a_reading(workspace: Workspace) -> None:
     if not checked.ok:
         checked.refused(UNKNOWN, "not_found")
         return
-    expected = {**FRESH, "tastes": {**FRESH["tastes"], "default": "# Everything\nwarm\n"}}
-    check_equal(UNKNOWN, checked.expect(UNKNOWN), expected, "the answer for an unknown image", sent=checked.sent)
+    context = checked.expect(UNKNOWN)
+    # tastes.default trimmed: its surrounding whitespace is taste-text-whitespace's.
+    found = {**context, "tastes": {**context["tastes"], "default": taste_text(context["tastes"]["default"])}}
+    expected = {**FRESH, "tastes": {**FRESH["tastes"], "default": "# Everything\nwarm"}}
+    check_equal(UNKNOWN, found, expected, "the answer for an unknown image, tastes.default trimmed", sent=checked.sent)
 
 
 @requirement(UNKNOWN)
@@ -243,15 +248,27 @@ def test_the_image_id_alone_is_accepted(workspace: Workspace) -> None:
     workspace.answered(TOOL)
 
 
-@requirement(TOOL)
+def refused_or_ignored(workspace: Workspace, extra: Json) -> None:
+    """{image_id} plus `extra` is refused, or answered exactly as {image_id} alone is (extra-arguments' readings)."""
+    plain = workspace.context(EXTRA)
+    checked = workspace.client.read_context({"image_id": workspace.image_id, **extra}, serves=EXTRA)
+    answer = checked.expect(EXTRA) if checked.ok else None
+    message = "extra arguments changed the answer"
+    check(EXTRA, answer in (None, plain), message, sent=checked.sent, received=answer, expected=plain)
+
+
+@requirement(EXTRA)
 @pytest.mark.parametrize(
     "extra",
     [{"limit": 20}, {"full_notes": True}, {"tastes": ["underwater"]}, {"image_id ": "x"}, {"": None}],
     ids=["limit", "full-notes", "tastes", "spaced-key", "empty-key"],
 )
-def test_extra_arguments_are_refused(workspace: Workspace, extra: Json) -> None:
-    """{image_id} plus any other property gets an error reply, even for an existing workspace."""
-    workspace.client.read_context({"image_id": workspace.image_id, **extra}, serves=TOOL).refused(TOOL)
+def test_extra_arguments_follow_a_reading(workspace: Workspace, extra: Json) -> None:
+    """{image_id} plus another property is refused, or answered as {image_id} alone: the extra never changes the answer."""
+    workspace.taste("underwater", "Restore reds.\n")
+    workspace.write("brief.md", "Manta.\n")
+    workspace.write("notes.md", "".join(f"note {n}\n" for n in range(60)))
+    refused_or_ignored(workspace, extra)
 
 
 scalars = st.one_of(
@@ -262,9 +279,8 @@ json_values = st.recursive(
 )
 bad_args = st.one_of(
     json_values.filter(lambda v: not isinstance(v, dict)),
-    st.dictionaries(st.text(max_size=10), json_values, max_size=4).filter(
-        lambda d: not (set(d) == {"image_id"} and isinstance(d["image_id"], str))
-    ),
+    # Objects without a string image_id: {image_id: string} with other properties is extra-arguments'.
+    st.dictionaries(st.text(max_size=10), json_values, max_size=4).filter(lambda d: not isinstance(d.get("image_id"), str)),
     st.builds(lambda v: {"image_id": v}, json_values.filter(lambda v: not isinstance(v, str))),
 )
 
@@ -272,8 +288,17 @@ bad_args = st.one_of(
 @requirement(TOOL)
 @given(args=bad_args)
 def test_any_malformed_arguments_are_refused(implementation: Implementation, args: Any) -> None:
-    """Any arguments other than exactly {image_id: string} get an error reply, never a crash."""
+    """Arguments that are not an object, or lack a string image_id, get an error reply, never a crash."""
     read_any(implementation, args, TOOL).refused(TOOL)
+
+
+@requirement(EXTRA)
+@given(extra=st.dictionaries(st.text(max_size=10).filter(lambda key: key != "image_id"), json_values, min_size=1, max_size=3))
+def test_any_extra_arguments_follow_a_reading(implementation: Implementation, extra: Json) -> None:
+    """{image_id} plus any other properties is refused, or answered as {image_id} alone."""
+    with fresh_workspace(implementation) as workspace:
+        workspace.write("brief.md", "Tastes: underwater\nManta.\n")
+        refused_or_ignored(workspace, extra)
 
 
 @requirement(UNKNOWN)

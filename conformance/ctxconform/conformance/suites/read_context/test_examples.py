@@ -10,12 +10,16 @@ from ctxconform.conformance.suites.read_context.client import (
     FRESH,
     GAP_DEFAULTS,
     Workspace,
+    as_text,
+    check_line_breaks,
     check_repeats,
     conflicts_of,
     gap_core,
     genre_texts,
     jsonl,
     raw_of,
+    taste_text,
+    taste_texts,
 )
 from ctxconform.conformance.testing import check, check_equal, requirement
 
@@ -103,7 +107,9 @@ def test_populated_default_taste_is_default_md(workspace: Workspace) -> None:
     """tastes.default is _default.md as written while two genres are declared."""
     populate(workspace)
     tastes = workspace.context(R.LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS)["tastes"]
-    check_equal(R.LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS, tastes["default"], DEFAULT, "tastes.default")
+    # Surrounding whitespace and line breaks aside: they are taste-text-whitespace's and markdown-line-breaks'.
+    default = taste_text(tastes["default"])
+    check_equal(R.LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS, default, taste_text(DEFAULT), "tastes.default, trimmed")
 
 
 @requirement(R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP, R.RESPONSE_SHAPE_GENRES_MAP)
@@ -113,7 +119,8 @@ def test_populated_genres_are_the_two_declared(workspace: Workspace) -> None:
     genres = workspace.context(R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP)["tastes"]["genres"]
     loaded = sorted(name.removesuffix(".md") for name in genres)
     check_equal(R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP, loaded, ["underwater", "wildlife"], "the genres loaded")
-    check_equal(R.RESPONSE_SHAPE_GENRES_MAP, genres, {"underwater": UNDERWATER, "wildlife": WILDLIFE}, "tastes.genres")
+    expected = taste_texts({"underwater": UNDERWATER, "wildlife": WILDLIFE})
+    check_equal(R.RESPONSE_SHAPE_GENRES_MAP, taste_texts(genres), expected, "tastes.genres, each text trimmed")
 
 
 @requirement(R.LOADING_ORDER_CONFLICTS_SURFACED, R.RESPONSE_SHAPE_CONFLICT_ENTRY)
@@ -206,18 +213,19 @@ def test_fresh_workspace_returns_the_exact_empty_response(workspace: Workspace) 
     check_equal(R.TOLERANCE_FRESH_WORKSPACE, context, FRESH, "the response")
 
 
-# Who owns each text of the CRLF test apart from its line breaks, which are structured-top-prose-body's.
+# Who owns each text of the CRLF test apart from its line breaks, which are markdown-line-breaks'.
 CRLF_OWNERS: Final = {
     "default": R.LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS,
     "underwater": R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP,
     "brief": R.RESPONSE_SHAPE_BRIEF_RAW,
     "notes": R.SUMMARIZATION_SHORT_NOTES_RAW,
 }
+TASTES: Final = ("default", "underwater")
 
 
-@requirement(R.RESPONSE_SHAPE_STRUCTURED_TOP_PROSE_BODY, *CRLF_OWNERS.values())
-def test_markdown_with_crlf_breaks_comes_back_as_written(workspace: Workspace) -> None:
-    r"""Taste files, the brief and short notes written with \r\n breaks come back with them, not re-read as text."""
+@requirement(R.RESPONSE_SHAPE_STRUCTURED_TOP_PROSE_BODY, R.RESPONSE_SHAPE_MARKDOWN_LINE_BREAKS, *CRLF_OWNERS.values())
+def test_markdown_with_crlf_breaks_keeps_its_line_breaks(workspace: Workspace) -> None:
+    r"""Taste files, the brief and short notes written with \r\n breaks come back with them, or read as \n: never joined."""
     crlf = {
         "default": DEFAULT.replace("\n", "\r\n"),
         "underwater": UNDERWATER.replace("\n", "\r\n"),
@@ -235,11 +243,13 @@ def test_markdown_with_crlf_breaks_comes_back_as_written(workspace: Workspace) -
         "brief": context["brief"]["raw"],
         "notes": context["notes"]["summary"],
     }
+    # Taste texts without their surrounding whitespace, which is taste-text-whitespace's.
+    trim = {name: (text.strip() if name in TASTES and isinstance(text, str) else text) for name, text in found.items()}
+    written = {name: (text.strip() if name in TASTES else text) for name, text in crlf.items()}
     for name, owner in CRLF_OWNERS.items():  # the text itself first: its line breaks are checked below
-        check_equal(owner, lf(found[name]), lf(crlf[name]), f"{name}, line breaks aside")
-    check_equal(R.RESPONSE_SHAPE_STRUCTURED_TOP_PROSE_BODY, found, crlf, "the markdown texts")
-
-
-def lf(text: object) -> object:
-    r"""A text with its \r\n line breaks read as \n."""
-    return text.replace("\r\n", "\n") if isinstance(text, str) else text
+        check_equal(owner, as_text(trim[name]), as_text(written[name]), f"{name}, line breaks aside")
+    for name, text in written.items():
+        check_line_breaks(trim[name], text, name)
+    markdown = {name: as_text(text) for name, text in trim.items()}
+    expected = {name: as_text(text) for name, text in written.items()}
+    check_equal(R.RESPONSE_SHAPE_STRUCTURED_TOP_PROSE_BODY, markdown, expected, "the markdown texts, line breaks read as \\n")

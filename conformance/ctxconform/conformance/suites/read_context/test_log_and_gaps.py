@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ctxconform.conformance.suites.read_context import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.read_context.client import GAP_DEFAULTS as DEFAULT_GAP_FIELDS
 from ctxconform.conformance.suites.read_context.client import Workspace, fresh_workspace, gap_core, within_limits
-from ctxconform.conformance.testing import Checked, Implementation, check, check_equal, requirement
+from ctxconform.conformance.testing import Checked, Implementation, check, check_equal, check_in, requirement
 
 Json = dict[str, Any]
 Line = Json | str  # a JSON object, or a malformed line as written
@@ -27,6 +27,7 @@ LAST_10: Final = {LOG: R.LOADING_ORDER_RECENT_LOG_LAST_10, GAPS: R.LOADING_ORDER
 NEWEST_FIRST: Final = {LOG: R.LOADING_ORDER_RECENT_LOG_NEWEST_FIRST, GAPS: R.LOADING_ORDER_RECENT_GAPS_NEWEST_FIRST}
 SHAPE: Final = {LOG: R.RESPONSE_SHAPE_LOG_ENTRY_SHAPE, GAPS: R.RESPONSE_SHAPE_GAP_RECORD_FIELDS}
 MALFORMED_ID: Final = R.TOLERANCE_MALFORMED_JSONL_LINES
+MISSING: Final = R.RESPONSE_SHAPE_LOG_ENTRY_MISSING_FIELDS
 # The keys of the ADR's gap record (workaround, which gap_core checks and removes, aside).
 RECORD_KEYS: Final = frozenset({"timestamp", "image_id", "description", *DEFAULTS})
 # What check_recent checks of each file.
@@ -86,10 +87,10 @@ def canonical(items: list[Json]) -> list[str]:
 
 
 def items_of(context: Json, name: str, lines: Sequence[Line]) -> list[Json]:
-    """The piece of `name`, gap records without workaround (checked against the lines' own)."""
+    """The piece of `name`: a null timestamp or op read as '' (log-entry-missing-fields'), gap records without workaround."""
     found: list[Json] = context[PIECE[name]]
     if name == LOG:
-        return found
+        return [{**item, **{key: "" for key in ("timestamp", "op") if item.get(key) is None}} for item in found]
     workarounds = {(line.get("timestamp"), line.get("description")): line.get("workaround", "") for line in objects(lines)}
     return [gap_core(item, workarounds.get((item["timestamp"], item["description"]), "")) for item in found]
 
@@ -197,7 +198,7 @@ def test_newest_first_is_file_order_not_timestamp_order(workspace: Workspace) ->
     check_recent(workspace.read(NEWEST_FIRST[LOG]), {LOG: logs, GAPS: gaps})
 
 
-@requirement(*CHECKS[LOG])
+@requirement(*CHECKS[LOG], MISSING)
 def test_log_details_hold_every_other_key(workspace: Workspace) -> None:
     """The details are every key besides timestamp and op, nested values and nulls included; {} when there is none."""
     lines: list[Json] = [
@@ -215,7 +216,16 @@ def test_log_details_hold_every_other_key(workspace: Workspace) -> None:
         {"unrelated": 1},
     ]
     workspace.write(LOG, text_of(lines))
-    check_recent(workspace.read(SHAPE[LOG]), {LOG: lines})
+    checked = workspace.read(SHAPE[LOG])
+    check_recent(checked, {LOG: lines})
+    # What the two lines lacking a timestamp and the two lacking an op give, newest line first.
+    missing = [
+        entry[key]
+        for entry, line in zip(checked.result["recent_log"], lines[::-1], strict=False)
+        for key in ("timestamp", "op")
+        if key not in line
+    ]
+    check_in(MISSING, missing, [[""] * 4, [None] * 4], "the missing timestamps and ops")
 
 
 @requirement(SHAPE[GAPS], NEWEST_FIRST[GAPS], R.RESPONSE_SHAPE_GAP_WORKAROUND, LAST_10[GAPS])

@@ -12,7 +12,14 @@ from typing import Any, Final
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from ctxconform.conformance.suites.read_context.client import GAP_DEFAULTS, Workspace, check_repeats, raw_of
+from ctxconform.conformance.suites.read_context.client import (
+    GAP_DEFAULTS,
+    Workspace,
+    as_text,
+    check_repeats,
+    raw_of,
+    taste_text,
+)
 from ctxconform.conformance.testing import (
     GoldenPart,
     GoldenScript,
@@ -70,17 +77,19 @@ def parts(context: Json, fixture: Path) -> Iterator[GoldenPart]:
     tastes, brief, notes = context["tastes"], context["brief"], context["notes"]
     log = context["recent_log"]
     gaps = [{key: value for key, value in record.items() if key != "workaround"} for record in context["recent_gaps"]]
-    summary = notes["summary"]
+    summary = as_text(notes["summary"])  # markdown-line-breaks: \r\n may come back as \n
     if notes["truncated"]:  # tail-last-30: the file's final line break may be kept (the fixtures' last lines are not blank)
         summary = summary.removesuffix("\n")
-    yield GoldenPart(name="tastes.default", value=tastes["default"])
+    # taste-text-whitespace: a taste text may come back without its surrounding whitespace.
+    yield GoldenPart(name="tastes.default", value=taste_text(tastes["default"]))
     # missing-genre-file: a declared genre without a file is left out or ''.
-    yield GoldenPart(name="tastes.genres", value={name: text for name, text in tastes["genres"].items() if text})
+    trimmed = {name: taste_text(text) for name, text in tastes["genres"].items()}
+    yield GoldenPart(name="tastes.genres", value={name: text for name, text in trimmed.items() if text})
     genres = {name.removesuffix(".md") for name in tastes["genres"]}
     named = {name for entry in conflicts(context) for name in entry["files"]}
     yield GoldenPart(name="tastes.conflicts.outside-genres", value=sorted(named - genres))
     yield GoldenPart(name="tastes.conflicts", value=conflicts(context))
-    yield GoldenPart(name="brief.raw", value=brief["raw"])
+    yield GoldenPart(name="brief.raw", value=as_text(brief["raw"]))
     yield GoldenPart(name="brief.intent", value=brief["intent"].strip())  # brief-intent: surrounding whitespace aside
     yield GoldenPart(name="brief.tastes", value=brief["tastes"])
     yield from notes_parts(summary, truncated=notes["truncated"])

@@ -13,10 +13,13 @@ from ctxconform.conformance.suites.read_context import requirements as R  # noqa
 from ctxconform.conformance.suites.read_context.client import (
     Workspace,
     check_repeats,
+    check_taste_whitespace,
     conflicts_of,
     fresh_workspace,
     genre_texts,
     raw_of,
+    taste_text,
+    taste_texts,
 )
 from ctxconform.conformance.testing import Implementation, check, check_equal, check_in, requirement
 
@@ -41,6 +44,8 @@ def brief_with(*declarations: str, before: int = 2) -> str:
 
 
 INTENT: Final = "\n".join(INTENT_LINES).strip()
+# Taste texts are compared trimmed: their surrounding whitespace is taste-text-whitespace's.
+TRIMMED_DEFAULT: Final = DEFAULT.strip()
 DEFAULT_LOADS: Final = R.LOADING_ORDER_DEFAULT_TASTE_ALWAYS_LOADS
 ON_TOP: Final = R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP
 TASTES_OBJECT: Final = R.RESPONSE_SHAPE_TASTES_OBJECT
@@ -64,7 +69,7 @@ def test_default_taste_loads_when_the_brief_declares_nothing(workspace: Workspac
     workspace.taste("underwater", UNDERWATER)
     workspace.write("brief.md", "Moody blue water.\n")
     tastes = workspace.context(DEFAULT_LOADS)["tastes"]
-    check_equal(DEFAULT_LOADS, tastes["default"], DEFAULT, "tastes.default")
+    check_equal(DEFAULT_LOADS, taste_text(tastes["default"]), TRIMMED_DEFAULT, "tastes.default, trimmed")
     check_equal(ON_TOP, tastes["genres"], {}, "tastes.genres")
 
 
@@ -73,7 +78,8 @@ def test_default_taste_loads_without_a_brief(workspace: Workspace) -> None:
     """With no brief.md at all tastes.default is still _default.md."""
     workspace.taste("_default", DEFAULT)
     workspace.write("notes.md", "Session 1.\n")  # the workspace is not empty: this is not tolerance/fresh-workspace
-    check_equal(DEFAULT_LOADS, workspace.context(DEFAULT_LOADS)["tastes"]["default"], DEFAULT, "tastes.default")
+    default = workspace.context(DEFAULT_LOADS)["tastes"]["default"]
+    check_equal(DEFAULT_LOADS, taste_text(default), TRIMMED_DEFAULT, "tastes.default, trimmed")
 
 
 @requirement(DEFAULT_LOADS, ON_TOP)
@@ -85,11 +91,11 @@ def test_default_taste_stays_under_declared_genres(workspace: Workspace, declare
     workspace.taste("wildlife", WILDLIFE)
     workspace.write("brief.md", f"Tastes: {declared}\n")
     tastes = workspace.context(DEFAULT_LOADS)["tastes"]
-    check_equal(DEFAULT_LOADS, tastes["default"], DEFAULT, "tastes.default")
+    check_equal(DEFAULT_LOADS, taste_text(tastes["default"]), TRIMMED_DEFAULT, "tastes.default, trimmed")
     files = {"underwater": UNDERWATER, "wildlife": WILDLIFE}
-    loaded = {name: text for name, text in tastes["genres"].items() if text}
-    expected = {name: files[name] for name in declared.split(", ") if name in files}
-    check_equal(ON_TOP, loaded, expected, "the genres with text")
+    loaded = {name: text for name, text in taste_texts(tastes["genres"]).items() if text}
+    expected = taste_texts({name: files[name] for name in declared.split(", ") if name in files})
+    check_equal(ON_TOP, loaded, expected, "the genres with text, each trimmed")
 
 
 @requirement(ON_TOP, R.RESPONSE_SHAPE_GENRES_MAP)
@@ -105,7 +111,23 @@ def test_only_declared_genres_load_with_their_text_unchanged(workspace: Workspac
     # Which genres loaded, whatever their keys look like: keys that are file names break genres-map below.
     loaded = sorted({name.removesuffix(".md") for name in genres})
     check_equal(ON_TOP, loaded, ["street", "underwater"], "the genres loaded")
-    check_equal(R.RESPONSE_SHAPE_GENRES_MAP, genres, {"underwater": markdown, "street": STREET}, "tastes.genres")
+    expected = taste_texts({"underwater": markdown, "street": STREET})
+    check_equal(R.RESPONSE_SHAPE_GENRES_MAP, taste_texts(genres), expected, "tastes.genres, each text trimmed")
+
+
+@requirement(R.RESPONSE_SHAPE_TASTE_TEXT_WHITESPACE, DEFAULT_LOADS, R.RESPONSE_SHAPE_GENRES_MAP)
+def test_whitespace_around_taste_texts_follows_a_reading(workspace: Workspace) -> None:
+    """Blank lines and spaces around a taste file's text are kept or removed; the text between them never changes."""
+    default, genre = "\n\n  # Everything  \n\nNatural skin tones.\n\t\n", "\n # Underwater\nRestore reds.   \n\n\n"
+    workspace.taste("_default", default)
+    workspace.taste("underwater", genre)
+    workspace.write("brief.md", "Tastes: underwater\n")
+    tastes = workspace.context(R.RESPONSE_SHAPE_TASTE_TEXT_WHITESPACE)["tastes"]
+    check_equal(DEFAULT_LOADS, taste_text(tastes["default"]), default.strip(), "tastes.default, trimmed")
+    genres = taste_texts(tastes["genres"])
+    check_equal(R.RESPONSE_SHAPE_GENRES_MAP, genres, {"underwater": genre.strip()}, "tastes.genres, each text trimmed")
+    check_taste_whitespace(tastes["default"], default, "tastes.default")
+    check_taste_whitespace(tastes["genres"]["underwater"], genre, "the underwater genre")
 
 
 @requirement(R.RESPONSE_SHAPE_TASTES_OBJECT)
@@ -158,12 +180,13 @@ def test_two_images_share_the_global_tastes_but_keep_their_briefs(implementation
         first, second = workspace.context(GLOBAL), other.context(GLOBAL)
     defaults = [first["tastes"]["default"], second["tastes"]["default"]]
     check_equal(GLOBAL, defaults[1], defaults[0], "the second image's tastes.default, against the first's")
-    check_equal(DEFAULT_LOADS, defaults, [DEFAULT, DEFAULT], "the two images' tastes.default")
-    genres = [genre_texts(first["tastes"]["genres"]), genre_texts(second["tastes"]["genres"])]
+    trimmed = [taste_text(default) for default in defaults]
+    check_equal(DEFAULT_LOADS, trimmed, [TRIMMED_DEFAULT, TRIMMED_DEFAULT], "the two images' tastes.default, trimmed")
+    genres = [taste_texts(genre_texts(first["tastes"]["genres"])), taste_texts(genre_texts(second["tastes"]["genres"]))]
     shared = [texts.get("underwater") for texts in genres]
-    check_equal(GLOBAL, shared, [UNDERWATER, UNDERWATER], "the genre both images declare")
-    expected = [{"underwater": UNDERWATER}, {"underwater": UNDERWATER, "wildlife": WILDLIFE}]
-    check_equal(ON_TOP, genres, expected, "the two images' tastes.genres")
+    check_equal(GLOBAL, shared, [taste_text(UNDERWATER)] * 2, "the genre both images declare, trimmed")
+    expected = [taste_texts({"underwater": UNDERWATER}), taste_texts({"underwater": UNDERWATER, "wildlife": WILDLIFE})]
+    check_equal(ON_TOP, genres, expected, "the two images' tastes.genres, each text trimmed")
     intents = [first["brief"]["intent"].strip(), second["brief"]["intent"].strip()]
     check_equal(R.LOADING_ORDER_BRIEF_PER_IMAGE, intents, ["First image.", "Second image."], "the two images' intents")
 
@@ -202,7 +225,8 @@ def test_a_declared_genre_without_text_follows_a_reading(workspace: Workspace, h
     found = conflicts_of(context, MISSING_GENRE)
     conflicts = context["tastes"]["conflicts"]
     check(MISSING_GENRE, not any("ghost" in names for names in found.values()), "ghost is in a conflict", received=conflicts)
-    check_equal(ON_TOP, others, {"underwater": UNDERWATER, "wildlife": WILDLIFE}, "the other genres")
+    expected_others = taste_texts({"underwater": UNDERWATER, "wildlife": WILDLIFE})
+    check_equal(ON_TOP, taste_texts(others), expected_others, "the other genres, each text trimmed")
     expected = {"No heavy vignettes.": frozenset({"underwater", "wildlife"})}
     check(SURFACED, found == expected, "the conflicts are not the two loaded genres'", received=conflicts)
 
@@ -351,7 +375,8 @@ def test_conflicting_genres_are_all_kept_whole(workspace: Workspace) -> None:
     """Both conflicting genres stay in genres with their full text; the shared line is removed from neither."""
     keep = R.LOADING_ORDER_NO_AUTO_RESOLVE
     context = genre_context(workspace, {"underwater": UNDERWATER, "wildlife": WILDLIFE}, ["wildlife", "underwater"], keep)
-    check_equal(keep, genre_texts(context["tastes"]["genres"]), {"underwater": UNDERWATER, "wildlife": WILDLIFE}, "tastes.genres")
+    genres = taste_texts(genre_texts(context["tastes"]["genres"]))
+    check_equal(keep, genres, taste_texts({"underwater": UNDERWATER, "wildlife": WILDLIFE}), "tastes.genres, each text trimmed")
 
 
 @requirement(R.CONFLICTS_NO_SUGGESTED_RESOLUTION, ENTRY, SURFACED)
@@ -443,8 +468,8 @@ def test_conflicts_equal_the_model_for_generated_genre_files(
 
 def check_genres(genres: Json, loaded: dict[str, str], declared: list[str]) -> None:
     """Every conflicting genre keeps its text whole; exactly the declared genres with text load."""
-    kept = {genre: genres.get(genre) for genre in loaded}
-    check_equal(R.LOADING_ORDER_NO_AUTO_RESOLVE, kept, loaded, "the declared genres' texts")
+    kept = {genre: taste_text(genres.get(genre)) for genre in loaded}
+    check_equal(R.LOADING_ORDER_NO_AUTO_RESOLVE, kept, taste_texts(loaded), "the declared genres' texts, each trimmed")
     others = {genre: text for genre, text in genres.items() if genre not in loaded}
     check(
         ON_TOP,
@@ -566,8 +591,8 @@ def test_declaration_forms_follow_a_reading(workspace: Workspace, line: str, ori
     readings = [(origin, text_lines(INTENT)), plain_reading]
     check_in(forms, (brief["tastes"], text_lines(brief["intent"])), readings, "(brief.tastes, brief.intent's lines)")
     # The declared names that have a file load: genres nobody declared are declared-genres-layer-on-top's.
-    expected = {name: texts[name] for name in brief["tastes"] if name in texts}
-    loaded = {name: text for name, text in genres.items() if text and name in brief["tastes"]}
+    expected = taste_texts({name: texts[name] for name in brief["tastes"] if name in texts})
+    loaded = {name: taste_text(text) for name, text in genres.items() if text and name in brief["tastes"]}
     check_equal(forms, loaded, expected, f"the genres loaded for {brief['tastes']}")
 
 

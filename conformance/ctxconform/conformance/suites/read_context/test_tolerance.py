@@ -21,6 +21,8 @@ from ctxconform.conformance.suites.read_context.client import (
     gap_core,
     genre_texts,
     jsonl,
+    taste_text,
+    taste_texts,
     within_limits,
 )
 from ctxconform.conformance.suites.read_context.notes import LONG, check_notes
@@ -186,10 +188,10 @@ def test_a_directory_in_place_of_a_genre_file_reads_as_missing(workspace: Worksp
     (workspace.tastes_dir / "wildlife.md").unlink()
     (workspace.tastes_dir / "wildlife.md").mkdir()
     context = workspace.context(UNREADABLE)
-    genres = genre_texts(context["tastes"]["genres"])
+    genres = taste_texts(genre_texts(context["tastes"]["genres"]))
     check(
         UNREADABLE,
-        {k: v for k, v in genres.items() if v} == {"underwater": UNDERWATER} and genres.get("wildlife", "") == "",
+        {k: v for k, v in genres.items() if v} == {"underwater": taste_text(UNDERWATER)} and genres.get("wildlife", "") == "",
         "a directory in place of wildlife.md did not read as a missing genre file",
         received=genres,
         expected={"underwater": UNDERWATER, "wildlife": "(absent or '')"},
@@ -216,8 +218,9 @@ def test_a_brief_with_invalid_bytes_follows_a_reading(workspace: Workspace) -> N
     readings = [("", "", []), (replaced(data), "# Manta\nMoody \ufffd blue water.", ["underwater"])]
     check_in(NON_UTF8, (brief["raw"], brief["intent"].strip(), brief["tastes"]), readings, "brief (raw, intent, tastes)")
     # The declared genres load: genres nobody declared are declared-genres-layer-on-top's.
-    declared = {k: v for k, v in genre_texts(context["tastes"]["genres"]).items() if v and k in brief["tastes"]}
-    expected = {"underwater": UNDERWATER} if brief["tastes"] else {}
+    genres = taste_texts(genre_texts(context["tastes"]["genres"]))
+    declared = {k: v for k, v in genres.items() if v and k in brief["tastes"]}
+    expected = {"underwater": taste_text(UNDERWATER)} if brief["tastes"] else {}
     check_equal(NON_UTF8, declared, expected, f"the genres loaded for the declared {brief['tastes']}")
 
 
@@ -300,11 +303,12 @@ def test_taste_files_with_invalid_bytes_follow_a_reading(workspace: Workspace) -
     workspace.taste("wildlife", genre)
     workspace.write("brief.md", "Tastes: underwater,wildlife\n")
     tastes = workspace.context(NON_UTF8)["tastes"]
-    check_in(NON_UTF8, tastes["default"], ["", replaced(default)], "tastes.default")
-    genres = genre_texts(tastes["genres"])
+    # Taste texts trimmed: their surrounding whitespace is taste-text-whitespace's.
+    check_in(NON_UTF8, taste_text(tastes["default"]), ["", taste_text(replaced(default))], "tastes.default, trimmed")
+    genres = taste_texts(genre_texts(tastes["genres"]))
     wildlife = genres.get("wildlife", "")
-    check_in(NON_UTF8, wildlife, ["", replaced(genre)], "the wildlife genre")
-    check_equal(NON_UTF8, genres.get("underwater"), UNDERWATER, "the underwater genre")
+    check_in(NON_UTF8, wildlife, ["", taste_text(replaced(genre))], "the wildlife genre, trimmed")
+    check_equal(NON_UTF8, genres.get("underwater"), taste_text(UNDERWATER), "the underwater genre, trimmed")
     expected = {"Keep the grain subtle.": frozenset({"underwater", "wildlife"})} if wildlife else {}
     found = conflicts_of({"tastes": tastes}, NON_UTF8)
     check(NON_UTF8, found == expected, "the conflicts are not those of the texts read", received=tastes["conflicts"])
@@ -332,8 +336,8 @@ def test_valid_non_ascii_utf8_comes_back_exactly(workspace: Workspace) -> None:
     check_equal(NON_UTF8, [g["description"] for g in context["recent_gaps"]], [text], "the gap's description")
     # A genre is declared in a second read: what a declaration does to tastes.default is not this requirement's.
     workspace.write("brief.md", "Tastes: underwater\n")
-    genres = genre_texts(workspace.context(NON_UTF8)["tastes"]["genres"])
-    check_equal(NON_UTF8, genres, {"underwater": text + "\nok\n"}, "tastes.genres")
+    genres = taste_texts(genre_texts(workspace.context(NON_UTF8)["tastes"]["genres"]))
+    check_equal(NON_UTF8, genres, {"underwater": taste_text(text + "\nok\n")}, "tastes.genres, each text trimmed")
 
 
 # --- garbage, enormous and empty files ---------------------------------------------------------------
@@ -454,5 +458,7 @@ def test_fresh_workspace_still_gets_the_global_tastes(workspace: Workspace) -> N
     context = workspace.context(R.TOLERANCE_FRESH_WORKSPACE)
     genres = context["tastes"]["genres"]
     check_equal(R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP, genres, {}, "tastes.genres with no brief")
-    expected = {**FRESH, "tastes": {**EMPTY_TASTES, "default": DEFAULT}}
-    check_equal(R.TOLERANCE_FRESH_WORKSPACE, context, expected, "the response")
+    # tastes.default trimmed: its surrounding whitespace is taste-text-whitespace's.
+    found = {**context, "tastes": {**context["tastes"], "default": taste_text(context["tastes"]["default"])}}
+    expected = {**FRESH, "tastes": {**EMPTY_TASTES, "default": taste_text(DEFAULT)}}
+    check_equal(R.TOLERANCE_FRESH_WORKSPACE, found, expected, "the response, tastes.default trimmed")

@@ -25,7 +25,9 @@ from ctxconform.conformance.testing import (
 )
 
 __all__ = [
+    "ARCHIVED_READ_CODES",
     "OPERATIONS",
+    "REWRITE_READINGS",
     "SPEC",
     "Entries",
     "Session",
@@ -33,6 +35,8 @@ __all__ = [
     "fresh_session",
     "new_session",
     "new_session_id",
+    "rewrite_reading",
+    "rewrite_versions",
     "token_readings",
     "unchanged",
 ]
@@ -76,6 +80,23 @@ def token_readings(length: int) -> frozenset[int]:
     """Every accepted reading of `len(value) / 4` for a value of `length` characters (spec 8.2)."""
     exact = length / 4
     return frozenset({length // 4, -(-length // 4), round(exact), int(exact + 0.5), max(1, length // 4)})
+
+
+ARCHIVED_READ_CODES: Final = ("SESSION_ARCHIVED", "SESSION_NOT_FOUND")
+"""The codes a read of an archived session may be refused with, under 4.5's reading that context does not survive it."""
+
+REWRITE_READINGS: Final = ("restart", "continue")
+"""The readings of 3.3/rewrite-after-delete-version-one: a key written again after its delete starts at 1, or continues."""
+
+
+def rewrite_versions(deleted: int) -> dict[str, int]:
+    """The version the first write after a delete gives under each reading, for a key deleted at version `deleted`."""
+    return {"restart": 1, "continue": deleted + 1}
+
+
+def rewrite_reading(version: object, deleted: int) -> str | None:
+    """The reading a rewrite's version follows (the key was deleted at version `deleted`), or None when it follows none."""
+    return next((name for name, wanted in rewrite_versions(deleted).items() if version == wanted), None)
 
 
 def new_session_id() -> str:

@@ -35,6 +35,11 @@ def by_key(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {entry["key"]: entry for entry in entries}
 
 
+def entry_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    """The fields of an entry the document defines (2.3): an answer may carry more, which are not compared."""
+    return {name: entry.get(name) for name in ("key", "value", "written_by", "written_at", "version")}
+
+
 def write_versions(session: Session, key: str, count: int) -> History:
     """Write `count` versions of a key, alternating participants; return each version's value and writer."""
     history = {}
@@ -74,10 +79,12 @@ def test_read_batch_returns_what_read_returns_for_each_key(session: Session) -> 
     populate(session)
     wanted = ["problem_summary", "current_phase", "findings_summary"]
     result = read_batch(session, wanted).expect(served)
-    check_equal(served, result.get("missing"), [], "the keys reported missing")
+    # An implementation that fails a batch with a missing key (7.4's first reading) need not answer a missing list.
+    check_in(served, result.get("missing"), [None, []], "the keys reported missing")
     check_equal(served, len(result["entries"]), len(wanted), "the number of entries")
-    reads = {key: session.read(key).expect(R.S3_2_REQUEST_AND_RESPONSE_SHAPE) for key in wanted}
-    check_equal(served, by_key(result["entries"]), reads, "the entries, against read's answers")
+    reads = {key: entry_fields(session.read(key).expect(R.S3_2_REQUEST_AND_RESPONSE_SHAPE)) for key in wanted}
+    batch = {key: entry_fields(entry) for key, entry in by_key(result["entries"]).items()}
+    check_equal(served, batch, reads, "the entries, against read's answers")
 
 
 @requirement(R.S7_4_READ_BATCH)
@@ -92,7 +99,7 @@ def test_read_batch_of_a_subset_returns_only_those_keys(session: Session) -> Non
 
 @requirement(R.S7_4_READ_BATCH_MISSING_KEY)
 def test_read_batch_with_a_missing_key_follows_a_reading(session: Session) -> None:
-    """A missing key fails the whole batch with KEY_NOT_FOUND, or is reported missing while the others are returned."""
+    """A missing key fails the whole batch with KEY_NOT_FOUND, or is omitted or reported missing while the others are returned."""
     served = R.S7_4_READ_BATCH_MISSING_KEY
     expected = populate(session)
     outcome = read_batch(session, ["problem_summary", "risk_current", "current_phase"], served)
@@ -101,14 +108,16 @@ def test_read_batch_with_a_missing_key_follows_a_reading(session: Session) -> No
         return
     result = outcome.expect(served)
     found = {e["key"]: (e["value"], e["version"], e["written_by"]) for e in result["entries"]}
-    received = {"missing": result.get("missing"), "entries": found}
-    wanted = {"missing": ["risk_current"], "entries": {k: expected[k] for k in ("current_phase", "problem_summary")}}
-    check_equal(served, received, wanted, "the batch with one missing key")
+    # Without a missing list the key is reported by its absence from the entries ("omitted", the second reading).
+    missing = result.get("missing")
+    received = {"missing": missing, "entries": found}
+    kept = {key: expected[key] for key in ("current_phase", "problem_summary")}
+    check_equal(served, received, {"missing": None if missing is None else ["risk_current"], "entries": kept}, "the batch")
 
 
 @requirement(R.S7_4_READ_BATCH_MISSING_KEY)
 def test_read_batch_of_only_missing_keys_follows_a_reading(session: Session) -> None:
-    """When no listed key exists the batch fails with KEY_NOT_FOUND, or returns no entries and every key missing."""
+    """When no listed key exists the batch fails with KEY_NOT_FOUND, or returns no entries (and every key missing, if listed)."""
     served = R.S7_4_READ_BATCH_MISSING_KEY
     populate(session)
     outcome = read_batch(session, ["risk_current", "scope"], served)
@@ -116,8 +125,10 @@ def test_read_batch_of_only_missing_keys_follows_a_reading(session: Session) -> 
         outcome.refused(served, "KEY_NOT_FOUND")
         return
     result = outcome.expect(served)
-    received = {"entries": result["entries"], "missing": sorted(result.get("missing") or [])}
-    check_equal(served, received, {"entries": [], "missing": ["risk_current", "scope"]}, "the batch of missing keys")
+    missing = result.get("missing")
+    received = {"entries": result["entries"], "missing": None if missing is None else sorted(missing)}
+    wanted = {"entries": [], "missing": None if missing is None else ["risk_current", "scope"]}
+    check_equal(served, received, wanted, "the batch of missing keys")
 
 
 @requirement(R.S7_4_READ_BATCH)
@@ -133,14 +144,14 @@ def test_read_batch_changes_nothing(session: Session) -> None:
 
 @requirement(R.S7_3_READ_HISTORY_ACTION)
 def test_read_history_is_accepted_for_a_key(session: Session) -> None:
-    """read_history of an existing key answers the key and a list of its versions, the current one included."""
+    """read_history of an existing key answers the key and a list of its versions (in any order), the current one included."""
     served = R.S7_3_READ_HISTORY_ACTION
     write_versions(session, "root_cause_draft", 3)
     # The current version as read answers it: whether that is what was written is returns-value's.
     current = session.read("root_cause_draft", serves=served).expect(served)
     result = read_history(session, "root_cause_draft").expect(served)
     check_equal(served, result.get("key"), "root_cause_draft", "the key answered")
-    newest = result["versions"][-1] if result["versions"] else {}
+    newest: dict[str, Any] = max(result["versions"], key=lambda entry: entry.get("version") or 0, default={})
     received = (newest.get("version"), newest.get("value"), newest.get("written_by"))
     check_equal(served, received, (current["version"], current["value"], current["written_by"]), "the newest version listed")
 
@@ -152,15 +163,20 @@ def versions_match(served: str, versions: list[dict[str, Any]], history: History
     check_equal(served, found, wanted, "the versions returned")
 
 
+def version_numbers(versions: list[dict[str, Any]]) -> list[Any]:
+    """The version numbers read_history returned, in order: the document gives the history no order."""
+    return sorted(entry["version"] for entry in versions)
+
+
 @requirement(R.S7_3_READ_HISTORY_RETURNS_HISTORY)
 @pytest.mark.parametrize("asked", [[1, 2, 3], None], ids=["versions-1-2-3", "no-versions"])
-def test_read_history_returns_each_version_value_oldest_first(session: Session, asked: list[int] | None) -> None:
-    """read_history returns the values of all versions, or of the last N retained, oldest first and newest included."""
+def test_read_history_returns_the_value_of_each_version(session: Session, asked: list[int] | None) -> None:
+    """read_history returns the values of all versions, or of the last N retained, newest included, in any order."""
     served = R.S7_3_READ_HISTORY_RETURNS_HISTORY
     history = write_versions(session, "root_cause_draft", 3)
     numbers_written = sorted(history)
     versions = read_history(session, "root_cause_draft", asked, served).expect(served)["versions"]
-    numbers = [entry["version"] for entry in versions]
+    numbers = version_numbers(versions)
     run = bool(numbers) and numbers[0] in numbers_written
     check(
         served,
@@ -181,7 +197,7 @@ def test_read_history_is_restricted_to_the_versions_asked_for(session: Session) 
         pytest.skip("four writes did not give four versions: that is version-increments' to judge, not read_history's")
     asked = [v for v in sorted(history) if v != sorted(history)[1]]  # all but the second
     versions = read_history(session, "root_cause_draft", asked, served).expect(served)["versions"]
-    numbers = [entry["version"] for entry in versions]
+    numbers = version_numbers(versions)
     check_in(served, numbers, [asked[i:] for i in range(len(asked))], f"the versions returned for {asked}")
     versions_match(served, versions, history, "root_cause_draft")
 
@@ -197,7 +213,7 @@ def test_read_history_of_any_subset_gives_the_values_written(
         history = write_versions(session, "decisions_made", count)
         asked = data.draw(st.lists(st.sampled_from(sorted(history)), min_size=1, unique=True), label="versions")
         versions = read_history(session, "decisions_made", asked, served).expect(served)["versions"]
-        numbers = [entry["version"] for entry in versions]
+        numbers = version_numbers(versions)
         newest = max(history)
         # All asked-for versions, or those of them still retained: the ones from some version on; the newest always.
         retained = numbers == sorted(v for v in asked if numbers and v >= numbers[0]) and (newest in numbers) == (newest in asked)

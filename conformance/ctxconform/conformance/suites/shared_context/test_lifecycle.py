@@ -14,14 +14,17 @@ import pytest
 
 from ctxconform.conformance.suites.shared_context import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.shared_context.client import (
+    ARCHIVED_READ_CODES,
+    REWRITE_READINGS,
     Entries,
     Session,
     accepted,
     fresh_session,
     new_session,
     new_session_id,
+    rewrite_reading,
 )
-from ctxconform.conformance.testing import Implementation, RequirementId, check, check_equal, requirement
+from ctxconform.conformance.testing import Implementation, RequirementId, check, check_equal, check_in, requirement
 
 FULL_VALUE = "a" * 4000  # 1000 tokens under every reading
 CREATES = R.S3_3_CREATES_OR_OVERWRITES
@@ -83,16 +86,16 @@ def restart(implementation: Implementation, session: Session, requirement_id: Re
 
 
 def archived_entries(session: Session, requirement_id: RequirementId) -> Entries | None:
-    """The entries of an archived session, or None when its reads are refused with SESSION_ARCHIVED (4.5's readings)."""
+    """The entries of an archived session, or None when its reads are refused (4.5's second reading)."""
     listing = session.list_keys(serves=requirement_id)
     if not listing.ok:
-        listing.refused(requirement_id, "SESSION_ARCHIVED")
+        listing.refused(requirement_id, *ARCHIVED_READ_CODES)
         return None
     found = {}
     for item in listing.expect(requirement_id)["keys"]:
         outcome = session.read(item["key"], serves=requirement_id)
         if not outcome.ok:
-            outcome.refused(requirement_id, "SESSION_ARCHIVED")
+            outcome.refused(requirement_id, *ARCHIVED_READ_CODES)
             return None
         entry = outcome.expect(requirement_id)
         found[entry["key"]] = (entry["value"], entry["version"], entry["written_by"])
@@ -257,9 +260,25 @@ def test_writes_and_deletes_of_an_archived_session_are_session_archived(session:
         outcome.refused(R.S5_SESSION_ARCHIVED, "SESSION_ARCHIVED")
 
 
+@requirement(R.S5_SESSION_ARCHIVED)
+@pytest.mark.parametrize(
+    ("key", "value", "other"),
+    [("problem_summary", "x" * 4004, "VALUE_TOO_LARGE"), ("problem.summary", "changed", "INVALID_KEY")],
+    ids=["value-too-large", "invalid-key"],
+)
+def test_a_write_breaking_two_rules_on_an_archived_session_gets_either_code(
+    session: Session, key: str, value: str, other: str
+) -> None:
+    """A write to an archived session that also breaks a value or key rule gets SESSION_ARCHIVED or that rule's code."""
+    populate(session)
+    session.lifecycle("archive_session").expect(R.S8_4_ARCHIVE_READ_ONLY)
+    # Section 5 lists the codes without ranking them: neither may be demanded over the other.
+    session.write(key, value, serves=R.S5_SESSION_ARCHIVED).refused(R.S5_SESSION_ARCHIVED, "SESSION_ARCHIVED", other)
+
+
 @requirement(R.S4_5_NOT_SURVIVE_ARCHIVAL)
 def test_reads_of_an_archived_session_give_the_entries_or_session_archived(session: Session) -> None:
-    """After archival, read and list_keys return the unchanged entries, or are refused with SESSION_ARCHIVED."""
+    """After archival, read and list_keys return the unchanged entries, or are refused with SESSION_ARCHIVED (or NOT_FOUND)."""
     served = R.S4_5_NOT_SURVIVE_ARCHIVAL
     expected = populate(session)
     session.lifecycle("archive_session").expect(R.S8_4_ARCHIVE_READ_ONLY)
@@ -375,6 +394,22 @@ def test_versions_continue_after_a_restart(session: Session, implementation: Imp
     wanted = {"read": (kept["value"], kept["version"], kept["written_by"])}
     check_equal(served, found, wanted, "versions across restarts")
     check(served, "phase_status" not in session.keys(served), "a key deleted before a restart is back")
+
+
+@requirement(R.S3_3_REWRITE_AFTER_DELETE_VERSION_ONE)
+def test_a_rewrite_after_a_restart_follows_the_same_reading(session: Session, implementation: Implementation) -> None:
+    """A key rewritten after its delete starts at 1 both before and after a restart, or continues its count both times."""
+    served = R.S3_3_REWRITE_AFTER_DELETE_VERSION_ONE
+    readings = []
+    for restarted in (False, True):
+        for _ in range(3):
+            last = session.put("blocking_issues", "waiting on user")["version"]
+        session.remove("blocking_issues")
+        if restarted:
+            restart(implementation, session, served)
+        version = session.write("blocking_issues", "new blocker", serves=served).expect(served)["version"]
+        readings.append(rewrite_reading(version, last))
+    check_in(served, readings, [[name, name] for name in REWRITE_READINGS], "the reading of the rewrites around a restart")
 
 
 @requirement(R.S4_5_SURVIVES_ORCHESTRATOR_RESTART)

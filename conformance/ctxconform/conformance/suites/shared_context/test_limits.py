@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxconform.conformance.suites.shared_context import requirements as R  # noqa: N812 - the ids read as R.X
-from ctxconform.conformance.suites.shared_context.client import Session, accepted, fresh_session, token_readings, unchanged
+from ctxconform.conformance.suites.shared_context.client import (
+    Entries,
+    Session,
+    accepted,
+    fresh_session,
+    token_readings,
+    unchanged,
+)
 from ctxconform.conformance.testing import Implementation, check, check_equal, check_in, requirement
 
 # Counting is len/4 (8.2); ASCII keeps "characters" unambiguous across languages.
@@ -17,6 +26,9 @@ STORE_KEYS = [f"slot_{n}" for n in range(10)]  # 10 x 4000 characters = 10,000 t
 LIMIT = R.S4_1_VALUE_SIZE_LIMIT
 BOUNDARY = R.S4_1_VALUE_LIMIT_BOUNDARY
 STORE = R.S4_2_STORE_SIZE_LIMIT
+MAX_STORE_TOKENS = 10_000
+WARN_TOKENS = 800
+Json = dict[str, Any]
 
 
 def text_of(length: int, char: str = "a") -> str:
@@ -35,13 +47,26 @@ def nearly_full(session: Session) -> None:
 
 
 def refused_and_not_stored(session: Session, key: str, value: str, requirement_id: str, *, coded: tuple[str, str]) -> None:
-    """A write is refused (`requirement_id`), with the code of `coded` (its requirement), and leaves the store as it was."""
+    """A write is refused (`requirement_id`), with the code of `coded` (its requirement), and leaves the store as it was.
+
+    A value over 1000 tokens that would also take the store past 10,000 earns both codes, which section 5 does not
+    rank: either is accepted then.
+    """
     code_requirement, code = coded
     before = session.state(requirement_id)
     outcome = session.write(key, value, serves=requirement_id)
     outcome.refused(requirement_id)
-    outcome.refused(code_requirement, code)
+    codes = {code}
+    if code == "VALUE_TOO_LARGE" and overfills(before, key, value):
+        codes.add("STORE_FULL")
+    outcome.refused(code_requirement, *sorted(codes))
     unchanged(requirement_id, session, before, {"action": "write", "key": key, "value": f"<{len(value)} characters>"})
+
+
+def overfills(state: tuple[Entries, Json], key: str, value: str) -> bool:
+    """Whether writing `value` under `key` would take the store past 10,000 tokens under some reading of len/4."""
+    lengths = {name: len(stored) for name, (stored, _, _) in state[0].items()} | {key: len(value)}
+    return max(token_readings(sum(lengths.values()))) > MAX_STORE_TOKENS
 
 
 # --- the value limit ----------------------------------------------------------------------------
@@ -113,15 +138,19 @@ def test_a_value_at_the_limit_gets_a_warning(session: Session) -> None:
 
 @requirement(R.S4_1_WRITE_WARNING)
 @given(length=st.integers(0, FULL_VALUE))
-def test_a_warning_only_from_800_tokens(implementation: Implementation, length: int) -> None:
-    """A warning comes only with a value of 800 tokens or more under some reading: none up to 3196 characters."""
+def test_a_warning_from_800_tokens(implementation: Implementation, length: int) -> None:
+    """A value of 800 tokens or more under every reading gets a warning; any warning is text, and the write succeeds.
+
+    Below 800 tokens the document neither asks for a warning nor forbids one ("may return a warning at 800 tokens").
+    """
     served = R.S4_1_WRITE_WARNING
     with fresh_session(implementation) as session:
         result = session.write("summary", text_of(length), serves=served).expect(served)
         warning = result.get("warning")
-        due = max(token_readings(length)) >= 800
-        fitting = warning is None or (due and isinstance(warning, str) and bool(warning.strip()))
-        check(served, fitting, f"a warning for a value of {length} characters", received=result)
+        text = isinstance(warning, str) and bool(warning.strip())
+        due = min(token_readings(length)) >= WARN_TOKENS
+        fitting = text if due else warning is None or text
+        check(served, fitting, f"the warning for a value of {length} characters", received=result)
 
 
 # --- the store limit ----------------------------------------------------------------------------

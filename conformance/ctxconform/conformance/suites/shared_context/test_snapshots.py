@@ -1,7 +1,9 @@
 """Golden scripts: scripted sessions from fixtures/shared-context, each answer cut into parts compared with its snapshot.
 
 Every step answers the same parts whether it succeeds or not (whether it was accepted, the error code, then the
-action's fields), so a difference is charged to the requirement owning the first part that differs.
+action's fields), so a difference is charged to the requirement owning the first part that differs. Versions are
+compared as counted from the key's last creation: a key written again after its delete may start at 1 or continue
+its count (the two readings of 3.3/rewrite-after-delete-version-one), and both read the same.
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ class Replayer:
         self.session = session
         self.owner = owner  # the script's owner: what a broken call of a step without its own owner serves
         self.lengths: dict[str, int] = {}  # key -> length of the value last written and accepted
+        self.last: dict[str, int] = {}  # key -> the version its last accepted write answered
+        self.deleted: dict[str, int] = {}  # key -> its version when it was deleted, until it is written again
+        self.offsets: dict[str, int] = {}  # key -> the deleted version its count continued from (0: it started at 1)
 
     def answer(self, index: int, step: GoldenStep) -> Iterator[GoldenPart]:  # noqa: ARG002 - the replayer's signature
         """Make one step's call and yield its parts."""
@@ -70,7 +75,7 @@ class Replayer:
         action = args.get("action")
         result = checked.raw if checked.ok and isinstance(checked.raw, dict) else {}
         if checked.ok:
-            self.remember(args)
+            self.remember(args, result)
         for field in FIELDS.get(str(action), ()):
             yield GoldenPart(name=field, value=self.field(field, result) if checked.ok else None)
 
@@ -80,25 +85,42 @@ class Replayer:
         code = None if checked.ok else (checked.code if checked.code in SPEC_CODES else "<refused>")
         yield GoldenPart(name="code", value=code)
 
-    def remember(self, args: dict[str, Any]) -> None:
-        """Track the value lengths an accepted write or delete leaves, for the token readings of list_keys."""
+    def remember(self, args: dict[str, Any], result: dict[str, Any]) -> None:
+        """Track the value lengths and versions an accepted write or delete leaves (token readings, version counts)."""
+        key = str(args.get("key"))
         if args.get("action") == "write":
-            self.lengths[str(args["key"])] = len(str(args["value"]))
+            self.lengths[key] = len(str(args["value"]))
+            version = result.get("version")
+            if key in self.deleted:
+                gone = self.deleted.pop(key)
+                self.offsets[key] = gone if version == gone + 1 else 0
+            if isinstance(version, int):
+                self.last[key] = version
         elif args.get("action") == "delete":
-            self.lengths.pop(str(args["key"]), None)
+            self.lengths.pop(key, None)
+            if key in self.last:
+                self.deleted[key] = self.last.pop(key)
+
+    def counted(self, key: object, version: object) -> object:
+        """A version as counted from the key's last creation (a count continued after a delete is taken back)."""
+        offset = self.offsets.get(str(key), 0)
+        return version - offset if isinstance(version, int) and not isinstance(version, bool) else version
 
     def field(self, name: str, result: dict[str, Any]) -> object:
         """One field of an accepted answer, normalized: timestamps as placeholders, token counts as readings."""
         items = [item for item in result.get("keys") or [] if isinstance(item, dict)]
         items.sort(key=lambda item: str(item.get("key")))
         if name == "keys":
-            return [{field: item.get(field) for field in LISTED} for item in items]
+            listed = [{field: item.get(field) for field in LISTED} for item in items]
+            return [item | {"version": self.counted(item.get("key"), item.get("version"))} for item in listed]
         if name == "written_at" and "keys" in result:
             return {str(item.get("key")): stamp(item.get("written_at")) for item in items}
         if name == "sizes":
             return {str(item.get("key")): self.size(item) for item in items}
         if name == "total_size_tokens":
             return "<sum>" if "total_size_tokens" in result else "<absent>"
+        if name in ("version", "previous_version"):
+            return self.counted(result.get("deleted", result.get("key")), result.get(name))
         return stamp(result.get(name)) if name == "written_at" else result.get(name)
 
     def size(self, item: dict[str, Any]) -> object:

@@ -9,15 +9,14 @@ from ctxconform.reference.context_assembly import DEFAULT_MINIMUM_RECENT, Assemb
 from ._base import CATALOGUE, Json
 
 
-@CATALOGUE.mutant("context-assembly/dialogue-mode/messages-array")
-class DroppedCountLeftOutWhenZero(Assembler):
-    """The reference, except that droppedMessageCount is left out of the result when nothing was dropped."""
+@CATALOGUE.mutant("context-assembly/guarantees/dropped-message-count")
+class DroppedCountLeftOut(Assembler):
+    """The reference, except that droppedMessageCount is left out of the result, even when messages were dropped."""
 
     def result(self, fitted: Fitted, system: str, *, buffer_mode: bool) -> Json:
-        """The reference's result, without a droppedMessageCount of 0."""
+        """The reference's result, without its droppedMessageCount."""
         result = super().result(fitted, system, buffer_mode=buffer_mode)
-        if not result["droppedMessageCount"]:
-            del result["droppedMessageCount"]
+        del result["droppedMessageCount"]
         return result
 
 
@@ -102,3 +101,15 @@ class MarkerRoomReservedBeforeTruncating(Assembler):
         if sum(costs) <= room < sum(costs) + self.marker_tokens and len(pieces) > 1:
             return self.truncate_middle(pieces, costs, room, settings.get("minimumRecentNodes", DEFAULT_MINIMUM_RECENT))
         return super().fit(pieces, room, settings)
+
+
+@CATALOGUE.mutant("context-assembly/dialogue-mode/messages-array")
+class MessagesAsOneString(Assembler):
+    """The reference, except that dialogue mode answers its messages as one string instead of an array."""
+
+    def result(self, fitted: Fitted, system: str, *, buffer_mode: bool) -> Json:
+        """The reference's result, its messages joined into one string in dialogue mode."""
+        result = super().result(fitted, system, buffer_mode=buffer_mode)
+        if not buffer_mode:
+            result["messages"] = "\n\n".join(str(message.get("content")) for message in result["messages"])
+        return result

@@ -11,13 +11,13 @@ from ctxconform.reference.read_context.mutants._base import CATALOGUE, Json
 __all__ = [
     "BriefRawStripped",
     "ConflictsPerPairOfGenres",
+    "CrlfReadAsTwoBreaks",
     "EmptyConflictsLeftOut",
     "GapsTakeTheRequestedImageId",
     "GenresKeyedByFileName",
     "IntentCategoryDefaultsToEmpty",
     "IntentWithoutBlankLines",
     "LogDetailsKeepTimestampAndOp",
-    "MarkdownReadWithUniversalNewlines",
     "NotesCarryALineCount",
     "OnlyLoadedGenresListed",
     "ResponseEchoesImageId",
@@ -146,22 +146,22 @@ class IntentCategoryDefaultsToEmpty(ReadContext):
         return {**super().gap(record), **({} if "intent_category" in record else {"intent_category": ""})}
 
 
-def _lf(text: str) -> str:
-    """What reading in text mode does to a file's line breaks."""
-    return text.replace("\r\n", "\n")
+def _doubled(text: str) -> str:
+    r"""What a byte-wise \r -> \n translation does to a file's \r\n line breaks."""
+    return text.replace("\r\n", "\n\n")
 
 
 @CATALOGUE.mutant(
-    "read-context/response-shape/structured-top-prose-body",
+    "read-context/loading-order/default-taste-always-loads",
     "read-context/summarization/short-notes-raw",
 )
-class MarkdownReadWithUniversalNewlines(ReadContext):
-    r"""The reference, except that the markdown is read in text mode, so its \r\n line breaks come back as \n."""
+class CrlfReadAsTwoBreaks(ReadContext):
+    r"""The reference, except that each \r\n of the markdown is translated byte by byte into two line breaks."""
 
     def read_context(self, image_id: object) -> Json:
         context = super().read_context(image_id)
         tastes, brief, notes = context["tastes"], context["brief"], context["notes"]
-        tastes["default"] = _lf(tastes["default"])
-        tastes["genres"] = {genre: _lf(text) for genre, text in tastes["genres"].items()}
-        brief["raw"], brief["intent"], notes["summary"] = _lf(brief["raw"]), _lf(brief["intent"]), _lf(notes["summary"])
+        tastes["default"] = _doubled(tastes["default"])
+        tastes["genres"] = {genre: _doubled(text) for genre, text in tastes["genres"].items()}
+        brief["raw"], notes["summary"] = _doubled(brief["raw"]), _doubled(notes["summary"])
         return context

@@ -1,0 +1,75 @@
+"""Permissive twins are judged conformant: whatever a spec allows passes, in-process and over stdio.
+
+Each twin in `tests/twins/` is a second implementation of one spec, written apart from the reference, that takes
+every liberty its spec allows (its module's `LIBERTIES` table says which, with the sentence that allows each).
+Mutants prove the suites catch what a spec forbids; twins prove they do not fail what it allows.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxconform.conformance.judge import specs
+
+TESTS = Path(__file__).resolve().parent
+TWINS = sorted(path.stem for path in (TESTS / "twins").glob("[!_]*.py"))
+
+
+def twin_spec(module: str) -> str:
+    """The spec a twin implements."""
+    return str(importlib.import_module(f"twins.{module}").Twin.spec)
+
+
+def run_twin(adapter: str, spec: str, folder: Path) -> dict[str, Any]:
+    """Run one spec's whole suite against a twin; return its report."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "ctxconform.conformance.cli", "run", "--adapter", adapter, "--spec", spec]
+    command += ["--seed", "1", "--profile", "dev", "--quiet", "--report-dir", str(folder)]
+    subprocess.run(command, capture_output=True, text=True, check=False, timeout=900, env=env)
+    (report,) = json.loads((folder / "report.json").read_text(encoding="utf-8"))["implementations"]
+    return report  # type: ignore[no-any-return]
+
+
+def failures(report: dict[str, Any]) -> list[str]:
+    """What kept a report from conformant: each non-passing requirement with its first failing test's message."""
+    found = []
+    for requirement in report["requirements"]:
+        if requirement["verdict"] not in ("PASS", "SKIP", "UNTESTED"):
+            test = next((t for t in report["tests"] if requirement["id"] in t["failed_requirements"]), None)
+            found.append(f"{requirement['verdict']} {requirement['id']}: {test['message'][:600] if test else ''}")
+    return found or [report.get("message", "")]
+
+
+def test_every_spec_has_a_twin() -> None:
+    """Each spec the kit checks is bracketed from the permissive side too."""
+    assert sorted(twin_spec(module) for module in TWINS) == sorted(specs())
+
+
+@pytest.mark.parametrize("transport", ["python", "stdio"])
+@pytest.mark.parametrize("module", TWINS)
+def test_a_permissive_twin_is_conformant(module: str, transport: str, tmp_path: Path) -> None:
+    """The twin's every liberty is one its spec allows, so its report says conformant."""
+    factory = f"twins.{module}:Twin"
+    adapter = (
+        f"python:{factory}"
+        if transport == "python"
+        else f"stdio:{sys.executable} -m ctxconform.reference.stdio --factory {factory}"
+    )
+    report = run_twin(adapter, twin_spec(module), tmp_path)
+    assert report["status"] == "conformant", "\n".join(failures(report))
+
+
+@pytest.mark.parametrize("module", TWINS)
+def test_each_liberty_cites_the_sentence_that_allows_it(module: str) -> None:
+    """A twin's liberty table names, for every liberty, the spec's words or the registry reading that allows it."""
+    liberties = importlib.import_module(f"twins.{module}").LIBERTIES
+    assert liberties
+    assert all(liberty.what and liberty.allowed_by for liberty in liberties)
