@@ -21,6 +21,13 @@ from ctxconform.conformance.judge import specs
 
 TESTS = Path(__file__).resolve().parent
 TWINS = sorted(path.stem for path in (TESTS / "twins").glob("[!_]*.py"))
+# Every twin class of every twin module (`Twin`, and variants taking another reading, such as `TwinWithoutRetention`).
+VARIANTS = sorted(
+    (module, name)
+    for module in TWINS
+    for name, value in vars(importlib.import_module(f"twins.{module}")).items()
+    if name.startswith("Twin") and isinstance(value, type) and value.__module__ == f"twins.{module}"
+)
 
 
 def twin_spec(module: str) -> str:
@@ -54,10 +61,10 @@ def test_every_spec_has_a_twin() -> None:
 
 
 @pytest.mark.parametrize("transport", ["python", "stdio"])
-@pytest.mark.parametrize("module", TWINS)
-def test_a_permissive_twin_is_conformant(module: str, transport: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("module", "twin"), VARIANTS, ids=[f"{module}:{twin}" for module, twin in VARIANTS])
+def test_a_permissive_twin_is_conformant(module: str, twin: str, transport: str, tmp_path: Path) -> None:
     """The twin's every liberty is one its spec allows, so its report says conformant."""
-    factory = f"twins.{module}:Twin"
+    factory = f"twins.{module}:{twin}"
     adapter = (
         f"python:{factory}"
         if transport == "python"
