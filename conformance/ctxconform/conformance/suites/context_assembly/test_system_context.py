@@ -186,13 +186,16 @@ def test_several_instruction_sources_are_appended(client: AssemblyClient) -> Non
     check(WITHIN_ROLE, once, "the instruction sources are not there once each", received=added)
 
 
-@requirement(SCOPE)
+@requirement(SCOPE, INSTRUCTION)
 def test_instruction_on_the_last_edge_is_appended(client: AssemblyClient) -> None:
     """Instructions on the edge into the current position are appended under both readings; earlier ones per a reading."""
     request = linear_tree(["A?", "B.", "C?"], system=TREE)
     request["tree"]["nodes"] += [node("i0", "Early directive.", "human"), node("i1", "Late directive.", "human")]
     request["tree"]["edges"] = [edge("n0", "n1", extra=[("i0", "instruction")]), edge("n1", "n2", extra=[("i1", "instruction")])]
     added = appended_part(client, request, SCOPE)
+    # Which edges' instructions count is this test's question; that they are appended after the tree's text is not.
+    appended = "directive." in added and TREE.strip() not in added
+    check(INSTRUCTION, appended, "no instruction source follows the tree's system text", received=added)
     check(SCOPE, added.endswith("Late directive."), "the last edge's instruction is not appended", received=added)
     every = added.startswith("Early directive.") and not added[len("Early directive.") : -len("Late directive.")].strip()
     check(SCOPE, added == "Late directive." or every, "neither every edge's instructions nor the last's", received=added)

@@ -645,7 +645,7 @@ def test_last_message_too_big_for_the_budget(client: AssemblyClient, strategy: s
     check(FLAG, result["truncated"] is True, "nodes were dropped, yet truncated is false", received=result)
 
 
-@requirement(MARKER_FORM, SYSTEM_WHOLE, DEDICATED)
+@requirement(MARKER_FORM, SYSTEM_WHOLE, DEDICATED, DROPPED)
 def test_marker_is_a_message_or_inside_a_neighbour(client: AssemblyClient) -> None:
     """The marker is a message of its own (user or assistant) or text in a kept message: never system, never counted."""
     texts = hundred_token_path(10)
@@ -658,7 +658,9 @@ def test_marker_is_a_message_or_inside_a_neighbour(client: AssemblyClient) -> No
     in_system = [marker for marker in split.marker_texts if marker.strip() in str(system or "")]
     check(MARKER_FORM, not in_system, "the marker is in the system context", received=result)
     removed = [i for i in range(len(texts)) if i not in split.kept]
-    check_equal(MARKER_FORM, dropped_count(result), len(removed), "droppedMessageCount (the marker not counted)")
+    count = dropped_count(result)
+    check(MARKER_FORM, count != len(removed) + 1, "droppedMessageCount counts the marker", received=count, expected=len(removed))
+    check_equal(DROPPED, count, len(removed), "droppedMessageCount")
     own = [m for m in result["messages"] if not any(text in m["content"] for text in texts)]
     check(MARKER_FORM, all(m["role"] in ("user", "assistant") for m in own), "a marker message's role", received=own)
     check_equal(MARKER_FORM, len(result["messages"]), len(split.kept) + len(own), "messages besides nodes and markers")

@@ -262,18 +262,28 @@ def test_writes_and_deletes_of_an_archived_session_are_session_archived(session:
 
 @requirement(R.S5_SESSION_ARCHIVED)
 @pytest.mark.parametrize(
-    ("key", "value", "other"),
-    [("problem_summary", "x" * 4004, "VALUE_TOO_LARGE"), ("problem.summary", "changed", "INVALID_KEY")],
+    ("key", "value", "other", "rule"),
+    [
+        pytest.param(
+            "problem_summary", "x" * 4004, "VALUE_TOO_LARGE", R.S5_VALUE_TOO_LARGE, marks=requirement(R.S5_VALUE_TOO_LARGE)
+        ),
+        pytest.param(
+            "problem.summary", "changed", "INVALID_KEY", R.S5_INVALID_KEY_ON_WRITE, marks=requirement(R.S5_INVALID_KEY_ON_WRITE)
+        ),
+    ],
     ids=["value-too-large", "invalid-key"],
 )
 def test_a_write_breaking_two_rules_on_an_archived_session_gets_either_code(
-    session: Session, key: str, value: str, other: str
+    session: Session, key: str, value: str, other: str, rule: RequirementId
 ) -> None:
     """A write to an archived session that also breaks a value or key rule gets SESSION_ARCHIVED or that rule's code."""
     populate(session)
     session.lifecycle("archive_session").expect(R.S8_4_ARCHIVE_READ_ONLY)
-    # Section 5 lists the codes without ranking them: neither may be demanded over the other.
-    session.write(key, value, serves=R.S5_SESSION_ARCHIVED).refused(R.S5_SESSION_ARCHIVED, "SESSION_ARCHIVED", other)
+    # Section 5 lists the codes without ranking them: neither may be demanded over the other. A refusal with a code
+    # of neither is charged to the rule whose code it stands for; an accepted write to the session's archive rule.
+    answered = session.write(key, value, serves=R.S5_SESSION_ARCHIVED)
+    judged = R.S5_SESSION_ARCHIVED if answered.ok or answered.code == "SESSION_ARCHIVED" else rule
+    answered.refused(judged, "SESSION_ARCHIVED", other)
 
 
 @requirement(R.S4_5_NOT_SURVIVE_ARCHIVAL)
@@ -406,8 +416,11 @@ def test_a_rewrite_after_a_restart_follows_the_same_reading(session: Session, im
             last = session.put("blocking_issues", "waiting on user")["version"]
         session.remove("blocking_issues")
         if restarted:
-            restart(implementation, session, served)
-        version = session.write("blocking_issues", "new blocker", serves=served).expect(served)["version"]
+            implementation.restart()
+        answered = session.write("blocking_issues", "new blocker", serves=served)
+        if restarted and answered.code in ("SESSION_NOT_FOUND", "SESSION_ARCHIVED"):
+            pytest.skip("the session did not come back from the restart: the durability tests judge that, not this reading")
+        version = answered.expect(served)["version"]
         readings.append(rewrite_reading(version, last))
     check_in(served, readings, [[name, name] for name in REWRITE_READINGS], "the reading of the rewrites around a restart")
 

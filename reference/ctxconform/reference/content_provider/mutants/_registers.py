@@ -21,7 +21,8 @@ class OneRegisterPerClassification(ContentProviders):
         return super().add_register(execution_id, name, classification)
 
 
-@CATALOGUE.mutant("content-provider/4.2/stable-name")
+# Asked for as "toolcallmanifest", the manifest itself is renamed: the mandatory ToolCallManifest is gone too.
+@CATALOGUE.mutant("content-provider/4.2/stable-name", "content-provider/4.4/manifest-required")
 class RegisterTakesTheLatestSpelling(ContentProviders):
     """The reference, except that asking for a register in another case renames it to that spelling."""
 
