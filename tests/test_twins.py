@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,9 @@ import pytest
 from ctxconform.conformance.judge import specs
 
 TESTS = Path(__file__).resolve().parent
+SPEC_TEXTS = TESTS.parents[1] / "shared" / "specs"
+# A quotation in a liberty's `allowed_by`: single, double or curly quotes around at least eight characters.
+QUOTED = re.compile(r"""(?:^|[\s(:])['"“]([^'"”]{8,}?)['"”](?=[\s),.:;]|$)""")
 TWINS = sorted(path.stem for path in (TESTS / "twins").glob("[!_]*.py"))
 # Every twin class of every twin module (`Twin`, and variants taking another reading, such as `TwinWithoutRetention`).
 VARIANTS = sorted(
@@ -75,8 +79,27 @@ def test_a_permissive_twin_is_conformant(module: str, twin: str, transport: str,
 
 
 @pytest.mark.parametrize("module", TWINS)
-def test_each_liberty_cites_the_sentence_that_allows_it(module: str) -> None:
-    """A twin's liberty table names, for every liberty, the spec's words or the registry reading that allows it."""
-    liberties = importlib.import_module(f"twins.{module}").LIBERTIES
-    assert liberties
-    assert all(liberty.what and liberty.allowed_by for liberty in liberties)
+def test_every_liberty_quotes_what_allows_it_verbatim(module: str) -> None:
+    """Each liberty says what allows it, and every text it quotes is found in the spec, its registry, README or ORIGINS."""
+    twin = importlib.import_module(f"twins.{module}")
+    registry = specs()[twin.Twin.spec].registry
+    document = SPEC_TEXTS / registry.document
+    if not document.is_file():
+        pytest.skip(f"{document} is not beside this checkout")
+    entries = [" ".join((r.quote, *r.readings, r.level_note, r.reason)) for r in registry.requirements]
+    sources = [document, TESTS.parent / "README.md", SPEC_TEXTS.parent / "ORIGINS.md"]
+    found_in = plain(" ".join([*(path.read_text(encoding="utf-8") for path in sources if path.is_file()), *entries]))
+    assert twin.LIBERTIES
+    assert all(liberty.what and liberty.allowed_by for liberty in twin.LIBERTIES)
+    misquoted = [
+        quote
+        for liberty in twin.LIBERTIES
+        for quote in QUOTED.findall(liberty.allowed_by)
+        if not all(plain(part) in found_in for part in re.split(r"\.\.\.|…", quote) if part.strip(" ."))
+    ]
+    assert misquoted == []
+
+
+def plain(text: str) -> str:
+    """Text compared as prose: no list marks, code marks or surrounding punctuation, white space collapsed."""
+    return " ".join(re.sub(r"(^|\s)- ", " ", text.replace("`", "")).split()).strip(" .")

@@ -89,7 +89,7 @@ LIBERTIES: tuple[Liberty, ...] = (
     Liberty(
         what="The id of a deleted session is never given out again: create_session of it is refused, and it stays "
         "SESSION_NOT_FOUND.",
-        allowed_by="2.1 'Sessions are identified by a unique `session_id`.' with 4.5 'It does NOT survive: Explicit "
+        allowed_by="2.1 'Sessions are identified by a unique `session_id`.' with 4.5 'It does NOT survive: ... Explicit "
         "session deletion' (shared-context/4.5/not-survive-deletion: a refused creation keeps the session gone)",
     ),
     Liberty(
