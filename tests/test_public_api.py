@@ -18,10 +18,12 @@ PUBLIC = {
         "UndeclaredRequirement"
     ],
     "ctxconform.conformance.testing": [
-        "Checked", "Client", "GoldenPart", "GoldenScript", "GoldenStep", "Implementation", "Operation", "Operations",
-        "Reply", "RequirementFailure", "RequirementId", "Spec", "Uncarriable", "add_registry", "check", "check_equal",
-        "check_in", "check_schema", "compare_parts", "fail", "fixtures_dir", "golden_params", "load_script",
-        "needs_feature", "replay_script", "requirement", "schema_errors", "unique_hex", "unique_uuid"
+        "AWKWARD_TEXTS", "DEGENERATE_TEXTS", "HOSTILE_NAMES", "NAME_PAIRS", "SINGLE_INSTANCE", "WRONG_TYPES", "Checked",
+        "Client", "GoldenPart", "GoldenScript", "GoldenStep", "Implementation", "Operation", "Operations", "Reply",
+        "RequirementFailure", "RequirementId", "Spec", "Uncarriable", "add_registry", "around", "awkward_texts", "check",
+        "check_equal", "check_in", "check_schema", "compare_parts", "degenerate_texts", "edge", "fail", "fixtures_dir",
+        "golden_params", "hostile_names", "load_script", "name_pairs", "needs_feature", "replay_script", "requirement",
+        "schema_errors", "second_instance", "sized_text", "unique_hex", "unique_uuid", "wrong_types"
     ],
     "ctxconform.conformance.transports": [
         "SCHEMES", "Adapter", "Exchange", "Implementation", "Reply", "Scheme", "SpecInfo", "Started", "connect",
@@ -74,7 +76,7 @@ PUBLIC = {
         "ContentProviders", "Execution", "MemoryProviderStore", "ProviderStore", "Register", "SQLiteProviderStore",
         "TokenTotals", "ToolCall", "compose", "from_document", "open_handler", "open_provider_store", "to_document"
     ],
-    "ctxconform.reference.mutants": ["MUTANTS", "Catalogue", "Mutant", "mutant_named"],
+    "ctxconform.reference.mutants": ["EDGES", "MUTANTS", "Catalogue", "Mutant", "mutant_named"],
     "ctxconform.reference.shared_context.mutants": ["MUTANTS"],
     "ctxconform.reference.read_context.mutants": ["MUTANTS"],
     "ctxconform.reference.context_assembly.mutants": ["MUTANTS"],

@@ -108,6 +108,11 @@ def _print_mutation_summary(report: MutationReport, folder: Path) -> None:
     for spec, tally in report.per_spec.items():
         print(f"{spec:<20} {tally['mutants']:>7} {tally['killed']:>7}")
     levels = ", ".join(f"{level} {t['killed']}/{t['mutants']}" for level, t in report.per_level.items())
+    if report.per_edge:
+        print(f"\n{'edge class':<20} {'mutants':>7} {'killed':>7}")
+        for edge, tally in report.per_edge.items():
+            names = ", ".join(o.name + ("" if o.killed else " (SURVIVED)") for o in report.mutants if o.edge == edge)
+            print(f"{edge:<20} {tally['mutants']:>7} {tally['killed']:>7}  {names}")
     print(f"\nkilled {report.killed} of {len(report.mutants)} ({report.kill_rate:.0%}); by level: {levels}")
     for outcome in (o for o in report.mutants if not o.killed):
         print(f"  SURVIVED {outcome.name} ({', '.join(outcome.breaks)}): {outcome.message.splitlines()[0]}")

@@ -56,6 +56,9 @@ class MutantOutcome(BaseModel):
     level: Literal["MUST", "SHOULD", "MAY"] = Field(description="the strongest level among the requirements it breaks")
     breaks: list[str] = Field(description="the requirement ids the mutant breaks")
     description: str
+    edge: str | None = Field(
+        default=None, description="the class of edge input whose defect it has (identifiers, wrong-types, ...), if any"
+    )
     killed: bool
     killed_by: list[str] = Field(description="requirement ids charged by the tests that caught it")
     tests: int = Field(ge=0, description="how many tests ran against it")
@@ -93,6 +96,9 @@ class MutationReport(BaseModel):
     kill_rate: float = Field(ge=0, le=1)
     per_spec: dict[str, dict[str, int]] = Field(description="spec -> {mutants, killed}")
     per_level: dict[str, dict[str, int]] = Field(description="level -> {mutants, killed}")
+    per_edge: dict[str, dict[str, int]] = Field(
+        default={}, description="class of edge input -> {mutants, killed}, for the mutants of an edge-input defect"
+    )
     uncovered: list[str] = Field(description="testable MUST requirements no killed mutant breaks")
     whole: bool = Field(default=False, description="each mutant ran its spec's whole suite, so charging is measured")
     charging: dict[str, ChargingFigures] = Field(default={}, description="spec (and 'all') -> charging figures")
@@ -129,6 +135,7 @@ def run_mutant(name: str, options: MutationOptions) -> MutantOutcome:
         level=_strongest(specs()[mutant.spec].registry, mutant.breaks),
         breaks=list(mutant.breaks),
         description=mutant.description,
+        edge=mutant.edge,
         killed=bool(killed_by),
         killed_by=killed_by,
         tests=len(tests),
@@ -191,6 +198,7 @@ def mutation_report(
         kill_rate=round(killed / len(outcomes), 4) if outcomes else 1.0,
         per_spec=_tally(outcomes, lambda o: o.spec),
         per_level=_tally(outcomes, lambda o: o.level),
+        per_edge=_tally([o for o in outcomes if o.edge], lambda o: str(o.edge)),
         uncovered=uncovered_requirements(outcomes, specs) if complete else [],
         whole=whole,
         charging=charging_figures(outcomes) if whole else {},

@@ -40,6 +40,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Register the markers and the harness."""
     config.addinivalue_line("markers", "requirement(*ids): the requirement ids a conformance test checks")
+    config.addinivalue_line("markers", "edge(name): the class of edge input a test draws (identifiers, wrong-types, ...)")
     config.stash[_HARNESS] = Harness(SuiteRequest.from_config(config))
 
 

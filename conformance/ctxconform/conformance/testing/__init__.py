@@ -20,6 +20,20 @@ from ctxconform.conformance.judge._schemas import schema_errors
 from ctxconform.conformance.judge._specs import Spec, add_registry
 from ctxconform.conformance.judge._unique import unique_hex, unique_uuid
 from ctxconform.conformance.testing._client import Checked, Client, Operation, Operations
+from ctxconform.conformance.testing._edges import (
+    AWKWARD_TEXTS,
+    DEGENERATE_TEXTS,
+    HOSTILE_NAMES,
+    NAME_PAIRS,
+    WRONG_TYPES,
+    around,
+    awkward_texts,
+    degenerate_texts,
+    hostile_names,
+    name_pairs,
+    sized_text,
+    wrong_types,
+)
 from ctxconform.conformance.testing._golden import (
     GoldenPart,
     GoldenScript,
@@ -29,10 +43,17 @@ from ctxconform.conformance.testing._golden import (
     load_script,
     replay_script,
 )
+from ctxconform.conformance.testing._instances import SINGLE_INSTANCE, second_instance
 from ctxconform.conformance.transports._implementation import Implementation
 from ctxconform.conformance.transports._protocol import Reply
 
 __all__ = [
+    "AWKWARD_TEXTS",
+    "DEGENERATE_TEXTS",
+    "HOSTILE_NAMES",
+    "NAME_PAIRS",
+    "SINGLE_INSTANCE",
+    "WRONG_TYPES",
     "Checked",
     "Client",
     "GoldenPart",
@@ -47,25 +68,37 @@ __all__ = [
     "Spec",
     "Uncarriable",
     "add_registry",
+    "around",
+    "awkward_texts",
     "check",
     "check_equal",
     "check_in",
     "check_schema",
     "compare_parts",
+    "degenerate_texts",
+    "edge",
     "fail",
     "fixtures_dir",
     "golden_params",
+    "hostile_names",
     "load_script",
+    "name_pairs",
     "needs_feature",
     "replay_script",
     "requirement",
     "schema_errors",
+    "second_instance",
+    "sized_text",
     "unique_hex",
     "unique_uuid",
+    "wrong_types",
 ]
 
 requirement: Final = pytest.mark.requirement
 """The marker declaring the requirements a test checks: `@requirement(ids.S3_1_NO_VALUES, ...)`."""
+
+edge: Final = pytest.mark.edge
+"""The marker naming the class of edge input a test draws: `@edge("identifiers")` (see `EDGES` of the mutants)."""
 
 
 def needs_feature(spec: str, feature: str) -> None:

@@ -155,7 +155,11 @@ def connect(
 ) -> Implementation:
     """Return an (unstarted) implementation handle for an adapter; `options` go to the implementation in start."""
     transport = adapter.make_transport()
-    return Implementation(adapter.text, transport, state_dir, timeout=timeout, options=options, start_timeout=start_timeout)
+    # A server already running is one instance; every other transport starts its own, so a second one can share state.
+    reopen = None if adapter.scheme.target and adapter.scheme.transport != _InProcess else adapter.make_transport
+    return Implementation(
+        adapter.text, transport, state_dir, timeout=timeout, options=options, start_timeout=start_timeout, reopen=reopen
+    )
 
 
 def _load_factory(target: str | None) -> Callable[[], MessageHandler]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -45,6 +46,7 @@ class Implementation:
         timeout: float = 10.0,
         options: Json | None = None,
         start_timeout: float = START_TIMEOUT,
+        reopen: Callable[[], Transport] | None = None,
     ) -> None:
         self.adapter = adapter
         self.state_dir = state_dir
@@ -54,6 +56,7 @@ class Implementation:
         self.restarts = 0
         self.transcript: deque[Exchange] = deque(maxlen=_TRANSCRIPT)
         self._transport = transport
+        self._reopen = reopen
         self._seq = 0
         self._started: Started | None = None
         self._broken: TransportFailure | None = None
@@ -115,6 +118,23 @@ class Implementation:
             raise
         self.transcript.append(Exchange(message, answer))
         return Reply.from_message(answer)
+
+    def another(self) -> Implementation:
+        """Return a second, unstarted instance of the same adapter on the same state (two writers at once).
+
+        Raise ImplementationUnavailable when the transport cannot make one (a server the harness did not start).
+        """
+        if self._reopen is None:
+            raise ImplementationUnavailable(self.adapter, "this transport cannot start a second instance")
+        return Implementation(
+            self.adapter,
+            self._reopen(),
+            self.state_dir,
+            timeout=self.timeout,
+            options=self.options,
+            start_timeout=self.start_timeout,
+            reopen=self._reopen,
+        )
 
     def restart(self) -> Started:
         """Stop and start again against the same state directory."""

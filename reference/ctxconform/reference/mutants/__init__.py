@@ -11,9 +11,9 @@ from functools import cache
 from typing import Any
 
 from ctxconform.reference._implementation import spec_packages
-from ctxconform.reference.mutants._catalogue import Catalogue, Mutant
+from ctxconform.reference.mutants._catalogue import EDGES, Catalogue, Mutant
 
-__all__ = ["MUTANTS", "Catalogue", "Mutant", "mutant_named"]
+__all__ = ["EDGES", "MUTANTS", "Catalogue", "Mutant", "mutant_named"]
 
 
 @cache

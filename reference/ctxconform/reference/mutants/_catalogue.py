@@ -10,11 +10,14 @@ from typing import Any, TypeVar
 from ctxconform.reference._handler import HandlerFactory
 from ctxconform.reference._implementation import Reference
 
-__all__ = ["Catalogue", "Mutant"]
+__all__ = ["EDGES", "Catalogue", "Mutant"]
 
 Factory = Callable[[], Reference]
 _Target = TypeVar("_Target", bound=Callable[..., Any])
 _PREFIX = "The reference, except that "
+
+EDGES = ("identifiers", "wrong-types", "boundaries", "degenerate", "stored-records", "two-writers")
+"""The classes of edge input real implementations get wrong; a mutant with such a defect names its class."""
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,7 @@ class Mutant:
     breaks: tuple[str, ...]
     description: str
     factory: Factory
+    edge: str | None = None
 
     @property
     def adapter(self) -> str:
@@ -41,11 +45,14 @@ class Catalogue:
     adopt: Callable[[type], HandlerFactory]
     mutants: list[Mutant] = field(default_factory=list)
 
-    def mutant(self, *breaks: str, name: str | None = None) -> Callable[[_Target], _Target]:
+    def mutant(self, *breaks: str, name: str | None = None, edge: str | None = None) -> Callable[[_Target], _Target]:
         """Register the decorated class (a mutated override point) or function (returning a handler factory).
 
-        The mutant is named after it (a class name in snake case), described by its docstring, and breaks `breaks`.
+        The mutant is named after it (a class name in snake case), described by its docstring, and breaks `breaks`;
+        `edge` names the class of edge input (one of `EDGES`) whose defect it has, if it is one.
         """
+        if edge is not None and edge not in EDGES:
+            raise ValueError(f"edge {edge!r} is not one of {', '.join(EDGES)}")
 
         def register(target: _Target) -> _Target:
             mutant_name = name or _snake(target.__name__)
@@ -55,7 +62,8 @@ class Catalogue:
             if any(not rid.startswith(f"{self.spec}/") for rid in breaks):
                 raise ValueError(f"mutant {mutant_name}: it breaks requirements of {self.spec} only")
             opener = (lambda: self.adopt(target)) if isinstance(target, type) else target
-            self.mutants.append(Mutant(mutant_name, self.spec, breaks, description, _reference(mutant_name, opener)))
+            factory = _reference(mutant_name, opener)
+            self.mutants.append(Mutant(mutant_name, self.spec, breaks, description, factory, edge))
             return target
 
         return register
