@@ -195,3 +195,23 @@ def test_unpaired_surrogates_are_refused_before_any_store_sees_them(
         {**call, "op": "shared_context", "args": {"action": "list_keys"}, "context": {"session_id": "s", "participant": "o"}}
     )
     assert listing["result"]["keys"] == []
+
+
+def test_the_reference_ranks_codes_as_the_readme_says() -> None:
+    """The README's interpretation holds for the reference: the value is checked before the session is (VALUE_TOO_LARGE).
+
+    The suite accepts either code (section 5 does not rank them); this pins what the README says the reference does.
+    """
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "an oversized write to an archived session is `VALUE_TOO_LARGE`" in " ".join(readme.split())
+    service = SharedContext(MemoryStore())
+    service.create_session("s")
+    service.archive_session("s")
+    for request, code in (
+        ({"key": "k", "value": "x" * 4004}, "VALUE_TOO_LARGE"),
+        ({"key": "a.b", "value": "v"}, "INVALID_KEY"),
+        ({"key": "k", "value": "v"}, "SESSION_ARCHIVED"),
+    ):
+        with pytest.raises(SpecError) as raised:
+            service.handle("s", "o", {"action": "write", **request})
+        assert raised.value.code == code
