@@ -49,6 +49,7 @@ class Harness:
     def __init__(self, request: SuiteRequest) -> None:
         self.request = request
         self._implementation: Implementation | None = None
+        self._state_root: Path | None = None
         self._state_dir: Path | None = None
         self._results = request.results
         self._progress = request.progress
@@ -67,7 +68,10 @@ class Harness:
             adapter_text = self.request.adapter
             try:
                 adapter = parse_adapter(adapter_text)
-                self._state_dir = Path(tempfile.mkdtemp(prefix="ctxconform-state-"))
+                self._state_root = Path(tempfile.mkdtemp(prefix="ctxconform-state-"))
+                # Two private folders above the state: a name that climbs out of it (`../x`) lands where the suites
+                # look for it, and is removed with the run, instead of in the shared temporary folder.
+                self._state_dir = self._state_root / "run" / "state"
                 timeout = self.request.timeout
                 options = start_options(self._state_dir)
                 implementation = connect(adapter, self._state_dir, timeout=timeout, options=options)
@@ -160,8 +164,8 @@ class Harness:
                 self._current = ""
                 self._event("stop-forced", refused)
             self._implementation = None
-        if self._state_dir is not None:
-            shutil.rmtree(self._state_dir, ignore_errors=True)
+        if self._state_root is not None:
+            shutil.rmtree(self._state_root, ignore_errors=True)
         if self._progress and self._done:
             sys.stderr.write("\n")
 
