@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
+from ctxconform.reference.exceptions import SpecError
 from ctxconform.reference.shared_context import SharedContext, Store
 from ctxconform.reference.shared_context.mutants._base import CATALOGUE, Json, as_dict, current_entry, request_field, session_of
 
@@ -51,4 +52,25 @@ class UnchangedRewriteKeepsVersion(SharedContext):
         session = session_of(self, session_id)
         if old is not None and old.value == request_field(request, "value") and session is not None and session.state == "active":
             return {"key": old.key, "version": old.version, "written_by": old.written_by, "written_at": old.written_at}
+        return super().handle(session_id, participant, request)
+
+
+@CATALOGUE.mutant("shared-context/2.3/value-is-text", "shared-context/3.2/returns-value", edge="degenerate")
+class ValuesStoredStripped(SharedContext):
+    """The reference, except that a value is stored with the white space around it stripped."""
+
+    def handle(self, session_id: object, participant: object, request: object) -> Json:
+        value = request_field(request, "value")
+        if request_field(request, "action") == "write" and isinstance(value, str):
+            request = {**as_dict(request), "value": value.strip()}
+        return super().handle(session_id, participant, request)
+
+
+@CATALOGUE.mutant("shared-context/2.3/value-is-text", "shared-context/3.3/creates-or-overwrites", edge="degenerate")
+class EmptyValueTakenAsMissing(SharedContext):
+    """The reference, except that an empty value is taken for a missing one (`if not request.get("value")`) and refused."""
+
+    def handle(self, session_id: object, participant: object, request: object) -> Json:
+        if request_field(request, "action") == "write" and not request_field(request, "value"):
+            raise SpecError("INVALID_REQUEST", "write needs a 'value'")
         return super().handle(session_id, participant, request)

@@ -103,3 +103,17 @@ class ErrorMessageRepeatsCode(SharedContext):
             return super().handle(session_id, participant, request)
         except SpecError as error:
             raise SpecError(error.code, error.code) from None
+
+
+@CATALOGUE.mutant("shared-context/5/error-code-and-message", edge="wrong-types")
+class SessionIdStringified(SharedContext):
+    """The reference, except that lifecycle operations take str(session_id), so a null id names the session "None"."""
+
+    def create_session(self, session_id: object, config: object = None) -> Json:
+        return super().create_session(str(session_id), config)
+
+    def archive_session(self, session_id: object) -> Json:
+        return super().archive_session(str(session_id))
+
+    def delete_session(self, session_id: object) -> Json:
+        return super().delete_session(str(session_id))

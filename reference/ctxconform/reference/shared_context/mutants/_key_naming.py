@@ -49,3 +49,13 @@ class ColonPrefixedKeysAccepted(SharedContext):
         if isinstance(key, str) and len(key) <= MAX_KEY_LENGTH and re.fullmatch(r"[a-z0-9_]+:[a-z0-9_]+", key):
             return key
         return check_key(key)
+
+
+@CATALOGUE.mutant("shared-context/4.3/key-max-length", "shared-context/5/invalid-key-on-write", edge="boundaries")
+class KeyLengthExclusive(SharedContext):
+    """The reference, except that a key must be shorter than 64 characters (`<` where the maximum allows `<=`)."""
+
+    def check_key(self, key: object) -> str:
+        if isinstance(key, str) and not len(key) < MAX_KEY_LENGTH:
+            raise SpecError("INVALID_KEY", f"key is {len(key)} characters long; the maximum is {MAX_KEY_LENGTH}")
+        return check_key(key)

@@ -5,8 +5,15 @@ from __future__ import annotations
 import copy
 
 from ctxconform.reference.exceptions import SpecError
-from ctxconform.reference.shared_context import SharedContext, Store, utc_now
-from ctxconform.reference.shared_context.mutants._base import CATALOGUE, Json, Reshaped, request_field
+from ctxconform.reference.shared_context import Entry, SharedContext, Store, utc_now
+from ctxconform.reference.shared_context.mutants._base import (
+    CATALOGUE,
+    Json,
+    Reshaped,
+    current_entry,
+    request_field,
+    session_of,
+)
 
 
 @CATALOGUE.mutant("shared-context/3.2/request-and-response-shape")
@@ -61,3 +68,16 @@ class MissingKeyReadsAsEmpty(SharedContext):
                 raise
             key = request_field(request, "key")
             return {"key": key, "value": "", "written_by": str(participant), "written_at": utc_now(), "version": 0}
+
+
+@CATALOGUE.mutant("shared-context/3.2/key-not-found", "shared-context/5/key-not-found", edge="identifiers")
+class MissingKeysLookedUpAsAttributes(SharedContext):
+    """The reference, except that a missing key is looked up with getattr on the entry class, so `__class__` exists."""
+
+    def handle(self, session_id: object, participant: object, request: object) -> Json:
+        key = request_field(request, "key")
+        reading = request_field(request, "action") == "read" and isinstance(key, str) and session_of(self, session_id)
+        if reading and current_entry(self, session_id, key) is None and hasattr(Entry, str(key)):
+            value = str(getattr(Entry, str(key)))
+            return {"key": key, "value": value, "written_by": "system", "written_at": utc_now(), "version": 1}
+        return super().handle(session_id, participant, request)

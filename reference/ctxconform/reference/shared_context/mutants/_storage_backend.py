@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import unicodedata
+from pathlib import Path
+
 from ctxconform.reference.shared_context import Entry, SharedContext, Store
 from ctxconform.reference.shared_context.mutants._base import CATALOGUE, Json, Tracking, remove_entry, request_field
 
@@ -40,3 +45,58 @@ class DeleteReachesEverySession(Tracking):
                 for other in self.known - {str(session_id)}:
                     remove_entry(tx, other, result["deleted"])
         return result
+
+
+class RenamedSessions(SharedContext):
+    """Keeps each session under `store_id(session_id)` instead of the id itself; the answers still name the id."""
+
+    def store_id(self, session_id: object) -> object:
+        """The name the session is kept under."""
+        return session_id
+
+    def create_session(self, session_id: object, config: object = None) -> Json:
+        return {**super().create_session(self.store_id(session_id), config), "session_id": session_id}
+
+    def archive_session(self, session_id: object) -> Json:
+        return {**super().archive_session(self.store_id(session_id)), "session_id": session_id}
+
+    def delete_session(self, session_id: object) -> Json:
+        return {**super().delete_session(self.store_id(session_id)), "session_id": session_id}
+
+    def handle(self, session_id: object, participant: object, request: object) -> Json:
+        return super().handle(self.store_id(session_id), participant, request)
+
+
+@CATALOGUE.mutant("shared-context/8.1/per-session-isolation", edge="identifiers")
+class SessionIdsJoinedIntoPaths(RenamedSessions):
+    """The reference, except that each session is the file state_dir/<session_id>.json, so `./x` is `x` and `../x` is outside."""
+
+    def store_id(self, session_id: object) -> object:
+        return os.path.normpath(f"{session_id}.json") if isinstance(session_id, str) and session_id else session_id
+
+    def create_session(self, session_id: object, config: object = None) -> Json:
+        result = super().create_session(session_id, config)
+        state = Path(getattr(self.store, "path", "")).parent
+        target = state / str(self.store_id(session_id))
+        # The file lands where the joined path points; only one level out is written, never elsewhere on the machine.
+        if state != Path() and target.resolve().is_relative_to(state.resolve().parent):
+            with contextlib.suppress(OSError):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text("{}", encoding="utf-8")
+        return result
+
+
+@CATALOGUE.mutant("shared-context/8.1/per-session-isolation", edge="identifiers")
+class SessionIdsMatchedCaseInsensitively(RenamedSessions):
+    """The reference, except that sessions are kept in a map keyed by the casefolded session_id."""
+
+    def store_id(self, session_id: object) -> object:
+        return session_id.casefold() if isinstance(session_id, str) else session_id
+
+
+@CATALOGUE.mutant("shared-context/8.1/per-session-isolation", edge="identifiers")
+class SessionIdsNormalizedToNfc(RenamedSessions):
+    """The reference, except that sessions are kept in a map keyed by the NFC normal form of the session_id."""
+
+    def store_id(self, session_id: object) -> object:
+        return unicodedata.normalize("NFC", session_id) if isinstance(session_id, str) else session_id

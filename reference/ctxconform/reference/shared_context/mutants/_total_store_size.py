@@ -15,3 +15,11 @@ class StoreLimitCheckedBeforeWrite(StoreLimit):
 
     def refuses(self, session: Session, total: int) -> bool:  # noqa: ARG002 - the new total is what it forgets
         return session.total_tokens >= MAX_STORE_TOKENS
+
+
+@CATALOGUE.mutant("shared-context/4.2/store-size-limit", "shared-context/5/store-full", edge="boundaries")
+class StoreLimitExclusive(StoreLimit):
+    """The reference, except that the store must stay under 10,000 tokens (`<` where the limit allows `<=`)."""
+
+    def refuses(self, session: Session, total: int) -> bool:  # noqa: ARG002 - the new total alone decides
+        return not total < MAX_STORE_TOKENS

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from ctxconform.reference.shared_context import SharedContext
-from ctxconform.reference.shared_context.mutants._base import CATALOGUE
+import sys
+
+from ctxconform.reference.exceptions import SpecError
+from ctxconform.reference.shared_context import MAX_VALUE_TOKENS, SharedContext, estimate_tokens
+from ctxconform.reference.shared_context.mutants._base import CATALOGUE, Json, as_dict, request_field
 
 
 @CATALOGUE.mutant("shared-context/4.1/value-size-limit", name="value_limit_is_1024_tokens")
@@ -11,3 +14,66 @@ class ValueLimitIs1024Tokens(SharedContext):
     """The reference, except that values of up to 1024 tokens are accepted."""
 
     max_value_tokens = 1024
+
+
+@CATALOGUE.mutant("shared-context/4.1/value-size-limit", "shared-context/4.1/value-limit-boundary", edge="boundaries")
+class ValueLimitExclusive(SharedContext):
+    """The reference, except that a value must stay under 1000 tokens (`<` where the limit allows `<=`)."""
+
+    def handle(self, session_id: object, participant: object, request: object) -> Json:
+        value = request_field(request, "value")
+        if (
+            request_field(request, "action") == "write"
+            and isinstance(value, str)
+            and not estimate_tokens(value) < MAX_VALUE_TOKENS
+        ):
+            raise SpecError("VALUE_TOO_LARGE", f"value is about {estimate_tokens(value)} tokens; the limit is {MAX_VALUE_TOKENS}")
+        return super().handle(session_id, participant, request)
+
+
+@CATALOGUE.mutant("shared-context/4.1/value-limit-boundary", "shared-context/2.3/value-is-text", edge="boundaries")
+class ValueSizeCountedInUtf8Bytes(SharedContext):
+    """The reference, except that a value's size is len(value.encode()) // 4, so 4000 accented letters are 2000 tokens."""
+
+    def handle(self, session_id: object, participant: object, request: object) -> Json:
+        value = request_field(request, "value")
+        size = len(value.encode(errors="surrogatepass")) if isinstance(value, str) else 0
+        if request_field(request, "action") == "write" and size // 4 > MAX_VALUE_TOKENS:
+            raise SpecError("VALUE_TOO_LARGE", f"value is {size} bytes; the limit is {4 * MAX_VALUE_TOKENS}")
+        return super().handle(session_id, participant, request)
+
+
+@CATALOGUE.mutant("shared-context/4.1/value-size-limit", "shared-context/5/value-too-large", edge="degenerate")
+class ValueSizeCountedAfterStrip(SharedContext):
+    """The reference, except that a value's size is counted on value.strip(), so padding with blanks slips past the limit."""
+
+    max_value_tokens = sys.maxsize
+
+    def handle(self, session_id: object, participant: object, request: object) -> Json:
+        value = request_field(request, "value")
+        if (
+            request_field(request, "action") == "write"
+            and isinstance(value, str)
+            and estimate_tokens(value.strip()) > MAX_VALUE_TOKENS
+        ):
+            raise SpecError(
+                "VALUE_TOO_LARGE", f"value is about {estimate_tokens(value.strip())} tokens; the limit is {MAX_VALUE_TOKENS}"
+            )
+        return super().handle(session_id, participant, request)
+
+
+@CATALOGUE.mutant("shared-context/4.1/value-size-limit", "shared-context/2.3/value-is-text", edge="wrong-types")
+class ListValuesCountedByLength(SharedContext):
+    """The reference, except that a list of strings is taken as a value, counted as len(list) // 4 tokens and stored joined."""
+
+    max_value_tokens = sys.maxsize
+
+    def handle(self, session_id: object, participant: object, request: object) -> Json:
+        value = request_field(request, "value")
+        if request_field(request, "action") != "write":
+            return super().handle(session_id, participant, request)
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            request = {**as_dict(request), "value": "".join(value)}
+        if isinstance(value, str | list) and max(1, len(value) // 4) > MAX_VALUE_TOKENS:
+            raise SpecError("VALUE_TOO_LARGE", f"value is about {len(value) // 4} tokens; the limit is {MAX_VALUE_TOKENS}")
+        return super().handle(session_id, participant, request)

@@ -102,3 +102,13 @@ class WrittenByTakenFromTheBody(SharedContext):
             request = {k: v for k, v in as_dict(request).items() if k != "written_by"}
             participant = claimed
         return super().handle(session_id, participant, request)
+
+
+@CATALOGUE.mutant("shared-context/3.3/written-by-system-set", edge="identifiers")
+class ParticipantTidiedIntoWrittenBy(SharedContext):
+    """The reference, except that the participant identity is stripped and control characters dropped before it is recorded."""
+
+    def handle(self, session_id: object, participant: object, request: object) -> Json:
+        if isinstance(participant, str) and participant.strip():
+            participant = "".join(c for c in participant.strip() if c.isprintable())
+        return super().handle(session_id, participant, request)
