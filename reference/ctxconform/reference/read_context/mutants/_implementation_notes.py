@@ -9,7 +9,7 @@ from typing import cast
 from ctxconform.reference.read_context import NOTES_HEAD_LINES, NOTES_TAIL_LINES, ReadContext, read_text
 from ctxconform.reference.read_context.mutants._base import CATALOGUE, Json, NotesSummarizedAgain
 
-__all__ = ["NonStringImageIdCrashes", "NotesHeadAndTailSwapped", "WorkspaceDefaultTasteOverrides"]
+__all__ = ["ImageIdReadWithStr", "NonStringImageIdCrashes", "NotesHeadAndTailSwapped", "WorkspaceDefaultTasteOverrides"]
 
 
 @CATALOGUE.mutant("read-context/implementation-notes/tool-name")
@@ -47,3 +47,11 @@ class WorkspaceDefaultTasteOverrides(ReadContext):
         if local:  # the mutation: a _default.md in the workspace overrides the global one
             context["tastes"]["default"] = local
         return context
+
+
+@CATALOGUE.mutant("read-context/implementation-notes/tool-name", edge="wrong-types")
+class ImageIdReadWithStr(ReadContext):
+    """The reference, except that image_id is read with str(), so null or 42 reads a workspace named "None" or "42"."""
+
+    def read_context(self, image_id: object) -> Json:
+        return super().read_context(str(image_id))

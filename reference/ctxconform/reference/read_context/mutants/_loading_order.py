@@ -15,10 +15,12 @@ __all__ = [
     "ConflictsNeedThreeGenreFiles",
     "DeclaredGenreNamesKeepSpaces",
     "DefaultTasteReplacedByGenres",
+    "EmptyDeclaredNamesKept",
     "GapsFirst10Records",
     "GapsSortedByTimestamp",
     "LogCountsBlankLines",
     "LogOldestFirst",
+    "LogReadFromItsLast64Kib",
     "NotesCachedByFileName",
     "SharedLinesKeptByTheFirstGenreOnly",
     "TruncatedFlagCountsAFinalBreak",
@@ -213,3 +215,34 @@ class GapsSortedByTimestamp(ReadContext):
     def recent_gaps(self, workspace: Path) -> list[Json]:
         gaps = super().recent_gaps(workspace)
         return sorted(gaps, key=lambda record: str(record["timestamp"] or ""), reverse=True)
+
+
+_BLOCK: Final = 64 * 1024
+
+
+@CATALOGUE.mutant("read-context/loading-order/recent-log-last-10", name="log_read_from_its_last_64_kib", edge="boundaries")
+class LogReadFromItsLast64Kib(ReadContext):
+    """The reference, except that the recent log comes from the file's last 64 KiB only, so a line crossing it drops out."""
+
+    def recent_log(self, workspace: Path) -> list[Json]:
+        data = file_bytes(self.workspace_file(workspace, "log.jsonl")) or b""
+        records = [record for record in map(json_object, data[-_BLOCK:].split(b"\n")) if record is not None]
+        return [self.log_entry(record) for record in records[-RECENT:][::-1]]
+
+
+@CATALOGUE.mutant(
+    "read-context/loading-order/brief-tastes-declaration",
+    "read-context/consequences/fixed-schema",
+    edge="degenerate",
+)
+class EmptyDeclaredNamesKept(ReadContext):
+    """The reference, except that empty items of a Tastes: line are kept, so "Tastes:" alone declares the genre ''."""
+
+    def brief(self, workspace: Path) -> Json:
+        brief = super().brief(workspace)
+        items = (
+            item for line in split_lines(brief["raw"]) if (match := _DECLARATION.match(line)) for item in match["rest"].split(",")
+        )
+        if any(not item.strip() for item in items) and "" not in brief["tastes"]:
+            brief["tastes"] = [*brief["tastes"], ""]
+        return brief

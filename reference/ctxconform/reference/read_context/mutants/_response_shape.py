@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import combinations
 from pathlib import Path
+from typing import Final
 
 from ctxconform.reference.read_context import ReadContext, split_lines
 from ctxconform.reference.read_context.mutants._base import CATALOGUE, Json
@@ -13,11 +14,15 @@ __all__ = [
     "ConflictsPerPairOfGenres",
     "CrlfReadAsTwoBreaks",
     "EmptyConflictsLeftOut",
+    "GapListsBuiltWithList",
+    "GapTextFieldsReadWithStr",
     "GapsTakeTheRequestedImageId",
+    "GenreNamesLowerCased",
     "GenresKeyedByFileName",
     "IntentCategoryDefaultsToEmpty",
     "IntentWithoutBlankLines",
     "LogDetailsKeepTimestampAndOp",
+    "LogFieldsReadWithStr",
     "NotesCarryALineCount",
     "OnlyLoadedGenresListed",
     "ResponseEchoesImageId",
@@ -165,3 +170,55 @@ class CrlfReadAsTwoBreaks(ReadContext):
         tastes["genres"] = {genre: _doubled(text) for genre, text in tastes["genres"].items()}
         brief["raw"], notes["summary"] = _doubled(brief["raw"]), _doubled(notes["summary"])
         return context
+
+
+@CATALOGUE.mutant(
+    "read-context/response-shape/log-entry-missing-fields",
+    "read-context/response-shape/log-entry-shape",
+    edge="stored-records",
+)
+class LogFieldsReadWithStr(ReadContext):
+    """The reference, except that a log line's timestamp and op are read with str(), so null becomes "None", a list its repr."""
+
+    def log_entry(self, record: Json) -> Json:
+        entry = super().log_entry(record)
+        entry["timestamp"], entry["op"] = str(record.get("timestamp", "")), str(record.get("op", ""))
+        return entry
+
+
+_TEXT_FIELDS: Final = ("description", "intent_category", "notes")
+
+
+@CATALOGUE.mutant("read-context/response-shape/gap-record-fields", edge="stored-records")
+class GapTextFieldsReadWithStr(ReadContext):
+    """The reference, except that a gap line's description, intent_category and notes are read with str(), so null is "None"."""
+
+    def gap(self, record: Json) -> Json:
+        shaped = super().gap(record)
+        shaped |= {field: str(record[field]) for field in _TEXT_FIELDS if field in record}
+        return shaped
+
+
+@CATALOGUE.mutant("read-context/response-shape/gap-record-fields", edge="stored-records")
+class GapListsBuiltWithList(ReadContext):
+    """The reference, except that operations_involved and vocabulary_used are built with list(), so "mask" gives its letters."""
+
+    def gap(self, record: Json) -> Json:
+        shaped = super().gap(record)
+        for field in ("operations_involved", "vocabulary_used"):
+            value = record.get(field)
+            if isinstance(value, str | dict):  # list() of a number raises; a string or an object iterates
+                shaped[field] = list(value)
+        return shaped
+
+
+@CATALOGUE.mutant(
+    "read-context/response-shape/genres-map",
+    "read-context/loading-order/declared-genres-layer-on-top",
+    edge="identifiers",
+)
+class GenreNamesLowerCased(ReadContext):
+    """The reference, except that declared genre names are lower-cased, so Portrait and portrait are one genre."""
+
+    def tastes(self, declared: list[str]) -> Json:
+        return super().tastes(list(dict.fromkeys(name.lower() for name in declared)))

@@ -10,6 +10,7 @@ from typing import BinaryIO
 from ctxconform.reference.read_context import (
     NOTES_HEAD_LINES,
     NOTES_TAIL_LINES,
+    NOTES_TRUNCATION_THRESHOLD,
     LineCounter,
     ReadContext,
     split_lines,
@@ -17,9 +18,11 @@ from ctxconform.reference.read_context import (
 from ctxconform.reference.read_context.mutants._base import CATALOGUE, Json, NotesSummarizedAgain, notes_lines
 
 __all__ = [
+    "BlankNotesReadAsMissing",
     "ElidedCountGrowsOnEveryCall",
     "MarkerCountsAllButTheHead",
     "NotesHeadOf9Lines",
+    "NotesRawOnlyBelowTheThreshold",
     "NotesTailOf29Lines",
     "NotesTruncateAt50",
     "ShortNotesRejoinedFromLines",
@@ -129,3 +132,28 @@ class ElidedCountGrowsOnEveryCall(ReadContext):
     """The reference, except that the line counter adds a file's lines to its earlier count, so N grows on every call."""
 
     counter: LineCounter = field(default_factory=_RecountingCounter)
+
+
+@CATALOGUE.mutant("read-context/summarization/threshold", "read-context/summarization/short-notes-raw", edge="boundaries")
+class NotesRawOnlyBelowTheThreshold(ReadContext):
+    """The reference, except that notes come back raw only below 40 lines (< for <=), so 40 lines are cut with N = 0."""
+
+    def notes(self, workspace: Path) -> Json:
+        notes = super().notes(workspace)
+        read = notes_lines(self.workspace_file(workspace, "notes.md"))
+        if read is not None and len(read[1]) == NOTES_TRUNCATION_THRESHOLD:
+            lines = read[1]
+            head, tail = "\n".join(lines[:NOTES_HEAD_LINES]), "\n".join(lines[NOTES_HEAD_LINES:])
+            notes = {"summary": f"{head}\n\n... [0 lines elided] ...\n\n{tail}", "truncated": True}
+        return notes
+
+
+@CATALOGUE.mutant("read-context/summarization/short-notes-raw", edge="degenerate")
+class BlankNotesReadAsMissing(ReadContext):
+    """The reference, except that notes holding only white space are taken for missing notes: summary ''."""
+
+    def notes(self, workspace: Path) -> Json:
+        notes = super().notes(workspace)
+        if not notes["truncated"] and not notes["summary"].strip():
+            notes["summary"] = ""
+        return notes
