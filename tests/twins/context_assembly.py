@@ -243,7 +243,10 @@ def _text_of(content: object) -> str:
         raise _refuse("invalidTree", "a node's content is neither text nor a typed content object")
     kind = content.get("type")
     if kind == "text":
-        return str(content.get("text", ""))
+        text = content.get("text", "")
+        if not isinstance(text, str):  # str(None) is "None", which is not the node's content
+            raise _refuse("invalidTree", "a text content's text is not a string")
+        return text
     if kind == "mixed":
         parts = content.get("parts")
         return " ".join(_text_of(part) for part in parts) if isinstance(parts, list) else ""
@@ -295,7 +298,8 @@ class Request:
             raise _refuse("invalidTree", "tree.nodes must be a list")
         found: dict[str, Json] = {}
         for node in nodes:
-            if not isinstance(node, dict) or not isinstance(node.get("id"), str) or node.get("authorType") not in ROLES:
+            author = node.get("authorType") if isinstance(node, dict) else None
+            if not isinstance(node, dict) or not isinstance(node.get("id"), str) or author not in tuple(ROLES):
                 raise _refuse("invalidTree", "each node has a string id and an authorType of human or model")
             _text_of(node.get("content", ""))
             metadata = node.get("metadata")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ctxconform.reference.context_assembly._assemble import Assembler, assemble
+from ctxconform.reference.context_assembly._finder import Finder
 from ctxconform.reference.context_assembly._handler import (
     HANDLER_FACTORY,
     SPEC_ID,
@@ -33,6 +34,7 @@ __all__ = [
     "Assembler",
     "ContextAssemblyFactory",
     "ContextAssemblyHandler",
+    "Finder",
     "Fitted",
     "Piece",
     "Step",

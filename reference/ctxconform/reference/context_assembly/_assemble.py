@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar, Final
 
+from ctxconform.reference.context_assembly._finder import Finder
 from ctxconform.reference.context_assembly._tokens import (
     DEFAULT_MINIMUM_RECENT,
     DEFAULT_MODEL_LIMIT,
@@ -40,17 +41,24 @@ class Assembler:
     # The function itself, not a method wrapping it: it is called once per message of a path of any length.
     estimate = staticmethod(estimate)
 
+    finder: ClassVar[type[Finder]] = Finder
+    """How nodes are found by id and edges by target: the point a variant overrides (ids are compared exactly)."""
+
     def run(self, request: Any) -> Json:
         """Assemble the request's path; raise SpecError for a malformed request or tree, or a context that cannot fit."""
         with _collector_paused():
-            check_request(request)
+            self.check(request)
             return self.assemble(request)
+
+    def check(self, request: Any) -> None:
+        """Refuse a request that does not match the request schema: the point a variant overrides."""
+        check_request(request)
 
     def assemble(self, request: Json) -> Json:
         """Assemble a well-formed request."""
         tree = request["tree"]
         settings = self.settings(request)
-        steps = walk(tree, request["path"])
+        steps = walk(tree, request["path"], self.finder)
         buffer_mode = tree.get("mode", "dialogue") == "buffer"
         system = self.system(request, steps) if self.includes_system(tree, buffer_mode=buffer_mode) else ""
         budget = self.budget(request, settings)

@@ -25,10 +25,13 @@ class Step(NamedTuple):
     instructions: tuple[Json, ...] = _NONE
 
 
-def walk(tree: Json, path: list[str]) -> list[Step]:
-    """Return the path's steps, root first; refuse a path that repeats a node or does not connect."""
-    nodes = Finder(tree.get("nodes", []), "id")
-    incoming = Finder(tree.get("edges", []), "target")
+def walk(tree: Json, path: list[str], finder: type[Finder] = Finder) -> list[Step]:
+    """Return the path's steps, root first; refuse a path that repeats a node or does not connect.
+
+    `finder` finds nodes by id and edges by target (ids are opaque names, compared exactly).
+    """
+    nodes = finder(tree.get("nodes", []), "id")
+    incoming = finder(tree.get("edges", []), "target")
     if len(set(path)) != len(path):
         raise SpecError("invalidTree", "the path visits a node twice (a cycle)")
     steps: list[Step] = []
@@ -50,10 +53,13 @@ def content_text(content: object) -> str:
     if isinstance(content, dict):
         kind = content.get("type")
         if kind == "text":
-            return str(content.get("text", ""))
+            text = content.get("text")
+            return text if isinstance(text, str) else ""
         if kind == "mixed":
-            return "\n".join(content_text(part) for part in content.get("parts", []))
-        return _PLACEHOLDERS.get(str(kind), f"[{kind} content]")
+            parts = content.get("parts")
+            return "\n".join(content_text(part) for part in parts) if isinstance(parts, list) else ""
+        # A type that is not a name gives no text (str(None) would be "[None content]").
+        return _PLACEHOLDERS.get(kind, f"[{kind} content]") if isinstance(kind, str) else ""
     return ""
 
 
@@ -80,7 +86,7 @@ def _step(nodes: Finder, node: Json, edge: Json | None) -> Step:
 
 
 def _hidden_by_annotation(edge: Json, node: Json) -> bool:
-    # Explicit inclusion is metadata.excluded set to false, not merely absent.
+    # Explicit inclusion is metadata.excluded set to false, not merely absent (metadata is an object: checked).
     return edge.get("edgeType") == "annotation" and (node.get("metadata") or _NO_METADATA).get("excluded") is not False
 
 
@@ -90,5 +96,6 @@ def _extra(nodes: Finder, sources: list[Json], role: str) -> tuple[Json, ...]:
 
 
 def _hidden(node: Json) -> bool:
+    # Only true excludes: a flag of another type ("false", 1) is not the spec's "is true".
     metadata = node.get("metadata") or _NO_METADATA
-    return bool(metadata.get("excluded") or metadata.get("pruned"))
+    return metadata.get("excluded") is True or metadata.get("pruned") is True

@@ -10,6 +10,7 @@ __all__ = ["check_request"]
 
 _STRATEGIES: Final = ("truncateMiddle", "rollingWindow", "stopAtLimit")
 _COUNTS: Final = ("minimumRecentNodes", "tokenBuffer")
+_NO_METADATA: Final[dict[str, Any]] = {}
 
 
 def check_request(request: object) -> None:
@@ -30,6 +31,18 @@ def check_request(request: object) -> None:
         _refuse("modelContextLimit must be a positive integer")
     if not isinstance(request.get("workingBuffer", ""), str) or not isinstance(request.get("agent", {}), dict):
         _refuse("workingBuffer must be a string and agent an object")
+    _check_system_texts(tree, request["agent"].get("configuration") if "agent" in request else None)
+
+
+def _check_system_texts(tree: dict[str, Any], configuration: object) -> None:
+    # A system text of another type is refused, never turned into text (str(None) is "None").
+    if configuration is not None and not isinstance(configuration, dict):
+        _refuse("agent.configuration must be an object")
+    prompt = configuration.get("systemPrompt") if isinstance(configuration, dict) else None
+    if not isinstance(prompt, (str, type(None))) or not isinstance(tree.get("systemContext"), (str, type(None))):
+        _refuse("agent.configuration.systemPrompt and tree.systemContext must be strings")
+    if not isinstance(tree.get("bufferModeSystemContext"), (bool, type(None))):
+        _refuse("tree.bufferModeSystemContext must be a boolean")
 
 
 def _check_nodes(nodes: object) -> None:
@@ -38,6 +51,8 @@ def _check_nodes(nodes: object) -> None:
     for node in nodes:
         if not isinstance(node, dict) or not isinstance(node.get("id"), str) or node.get("authorType") not in ("human", "model"):
             _refuse("every node needs a string id and an authorType of human or model")
+        if not isinstance(node.get("metadata") or _NO_METADATA, dict):
+            _refuse("a node's metadata must be an object")
 
 
 def _check_edges(edges: object) -> None:

@@ -57,7 +57,7 @@ def needed_features(request: object) -> list[str]:
     tree: Json = request["tree"]
     needed = ["buffer_mode"] if tree.get("mode") == "buffer" else []
     strategies = [s.get("truncationStrategy") for s in (request.get("settings"), tree.get("settings")) if isinstance(s, dict)]
-    needed += [STRATEGY_FEATURES[s] for s in strategies if s in STRATEGY_FEATURES]
+    needed += [STRATEGY_FEATURES[s] for s in strategies if isinstance(s, str) and s in STRATEGY_FEATURES]
     edges = tree.get("edges")
     if isinstance(edges, list) and any(_mixed_roles(e) for e in edges):
         needed.append("multi_source_edges")

@@ -51,3 +51,13 @@ class PrunedFlagOverriddenByExcludedFalse(Assembler):
         # metadata.get("excluded", metadata.get("pruned")): an explicit excluded false hides the pruned flag.
         strip = partial(with_metadata, change=lambda m: {k: v for k, v in m.items() if k != "pruned" or "excluded" not in m})
         return super().assemble(with_nodes(request, strip))
+
+
+@CATALOGUE.mutant("context-assembly/dialogue-mode/filter-excluded", edge="wrong-types")
+class TruthyExclusionFlags(Assembler):
+    """The reference, except that excluded and pruned count when truthy (`if metadata.excluded`): "false" excludes."""
+
+    def assemble(self, request: Json) -> Json:
+        """Assemble with every truthy flag read as true."""
+        truthy = partial(with_metadata, change=lambda m: {**m, **{k: True for k in ("excluded", "pruned") if m.get(k)}})
+        return super().assemble(with_nodes(request, truthy))

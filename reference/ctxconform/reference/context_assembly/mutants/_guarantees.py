@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ctxconform.reference.context_assembly import MARKER, Assembler, Fitted, Piece
+from ctxconform.reference.exceptions import SpecError
 
 from ._base import CATALOGUE, Json
 
@@ -58,3 +59,13 @@ class TruncatedOnlyWithAMarker(Assembler):
         result = super().result(fitted, system, buffer_mode=buffer_mode)
         result["truncated"] = any(piece.text == MARKER for piece in fitted.pieces)
         return result
+
+
+@CATALOGUE.mutant("context-assembly/guarantees/system-context-too-long", edge="boundaries")
+class SystemContextRefusedAtTheLimit(Assembler):
+    """The reference, except that a system context whose estimate equals the budget is refused as too long."""
+
+    def check_system(self, system: str, budget: int) -> None:
+        """Refuse a system context that reaches the budget (`>=` for `>`)."""
+        if self.estimate(system) >= budget:
+            raise SpecError("systemContextTooLong", f"system context alone needs {self.estimate(system)} tokens of {budget}")

@@ -55,3 +55,17 @@ class InstructionsAfterPrimary(Assembler):
             if step.instructions and not step.excluded:
                 moved += [Step(node, excluded=False) for node in step.instructions]
         return super().messages(moved)
+
+
+@CATALOGUE.mutant("context-assembly/multi-source-edges/primary-main-content", edge="wrong-types")
+class ContentOfAnyTypeStringified(Assembler):
+    """The reference, except that content that is neither text nor an object becomes str(content): null is "None"."""
+
+    def messages(self, steps: list[Step]) -> list[Piece]:
+        """The reference's messages, each node's content passed through str() unless it is text or an object."""
+        return super().messages([step._replace(node=_stringified(step.node)) for step in steps])
+
+
+def _stringified(node: Json) -> Json:
+    content = node.get("content")
+    return node if isinstance(content, (str, dict)) else {**node, "content": str(content)}

@@ -101,3 +101,19 @@ class StopAtLimitCountsExcludedNodes(Assembler):
         tree = with_nodes(request, cleared)["tree"]
         edges = [as_continuation(edge) for edge in tree["edges"]]
         return {**request, "tree": {**tree, "edges": edges}}
+
+
+@CATALOGUE.mutant("context-assembly/truncation/rolling-window-unit", edge="boundaries")
+class RollingWindowStopsShortOfTheBudget(Assembler):
+    """The reference, except that rollingWindow adds an older message only while the total stays under the budget."""
+
+    def fit(self, pieces: list[Piece], room: int, settings: Json) -> Fitted:
+        """The reference's fit, except for rollingWindow, which stops at `<` instead of `<=`."""
+        costs = [self.estimate(piece.text) for piece in pieces]
+        if settings.get("truncationStrategy") != "rollingWindow" or sum(costs) <= room:
+            return super().fit(pieces, room, settings)
+        start, used = len(pieces) - 1, costs[-1]
+        while start > 0 and used + costs[start - 1] < room:  # `<` for `<=`: a message that fits exactly is dropped
+            start -= 1
+            used += costs[start]
+        return Fitted(pieces[start:], start)

@@ -37,7 +37,7 @@ class MinimumRecentNodesIgnored(BeginningFirst):
     reserved = DEFAULT_MINIMUM_RECENT
 
 
-@CATALOGUE.mutant("context-assembly/user-preferences/token-buffer")
+@CATALOGUE.mutant("context-assembly/user-preferences/token-buffer", edge="boundaries")
 class ZeroTokenBufferTakenAsUnset(Assembler):
     """The reference, except that a tokenBuffer of 0 is taken as unset, so 1024 tokens are reserved."""
 
@@ -54,3 +54,13 @@ class TreeSettingsReplaceAppSettings(Assembler):
         """The tree's settings if it has any, else the request's."""
         chosen: Json = request["tree"].get("settings") or request.get("settings") or {}
         return chosen
+
+
+@CATALOGUE.mutant("context-assembly/user-preferences/minimum-recent-nodes", edge="boundaries")
+class ZeroMinimumRecentIsTheDefault(Assembler):
+    """The reference, except that a minimumRecentNodes of 0 reads as unset (`or 4`), so 4 recent nodes are kept."""
+
+    def fit(self, pieces: list[Piece], room: int, settings: Json) -> Fitted:
+        """The reference's fit, with a falsy minimumRecentNodes replaced by the default."""
+        recent = settings.get("minimumRecentNodes") or DEFAULT_MINIMUM_RECENT
+        return super().fit(pieces, room, {**settings, "minimumRecentNodes": recent})
