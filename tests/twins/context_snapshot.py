@@ -562,7 +562,7 @@ def algorithm_of(value: object) -> str:
     """sha1 (also for null or absent) or sha256."""
     if value is None:
         return "sha1"
-    if value not in SIZES:
+    if not isinstance(value, str) or value not in SIZES:
         invalid("algorithm must be sha1 or sha256")
     return str(value)
 

@@ -101,10 +101,10 @@ def create_request(args: object) -> NewSnapshot:
     )
 
 
-def item_request(args: object, white: Collection[str] = WHITE_SPACE) -> NewItem:
-    """Read add_item's arguments; a path of `white` characters only is blank; a long preview is cut to its first 499."""
+def item_request(args: object, white: Collection[str] = WHITE_SPACE, kept: int = PREVIEW_LIMIT - 1) -> NewItem:
+    """Read add_item's arguments; a path of `white` characters only is blank; a long preview is cut to its first `kept`."""
     fields = _fields(args, {"snapshot_id", "kind", "path"}, {"content", "preview"})
-    preview = _text(fields["preview"], "preview", None, blank=True)[: PREVIEW_LIMIT - 1] if "preview" in fields else None
+    preview = _text(fields["preview"], "preview", None, blank=True)[:kept] if "preview" in fields else None
     item = Item(_kind(fields["kind"]), _text(fields["path"], "path", MAX_PATH, white=white), preview)
     content = _content(fields["content"]) if "content" in fields else None
     return NewItem(_snapshot_id(fields["snapshot_id"]), item, content)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from ctxconform.reference.context_snapshot._model import Header, Item, Snapshot
+from ctxconform.reference.context_snapshot._model import PREVIEW_LIMIT, Header, Item, Snapshot
 from ctxconform.reference.context_snapshot._objects import ObjectId
 from ctxconform.reference.context_snapshot._repository import Repositories
 from ctxconform.reference.context_snapshot._requests import (
@@ -45,6 +45,8 @@ class ContextSnapshots:
 
     white_space: ClassVar[Collection[str]] = WHITE_SPACE
     """The characters a blank path is made of (Rust's char::is_whitespace, as the origin trims); the point a variant overrides."""
+    preview_kept: ClassVar[int] = PREVIEW_LIMIT - 1
+    """How many characters of a long preview are kept (it stays under 500); the point a variant overrides."""
 
     def __init__(self, store: SnapshotStore, repositories: Repositories, clock: Callable[[], str] = utc_now) -> None:
         self.store = store
@@ -63,7 +65,7 @@ class ContextSnapshots:
 
     def add_item(self, args: object) -> Json:
         """Append an item to a draft; its content, when given, becomes a blob in the repository first."""
-        return self.append_item(item_request(args, white=self.white_space))
+        return self.append_item(item_request(args, white=self.white_space, kept=self.preview_kept))
 
     def append_item(self, request: NewItem) -> Json:
         """Append an item, read from add_item's arguments, to a draft."""

@@ -9,6 +9,8 @@ import zlib
 from dataclasses import replace
 
 from ctxconform.reference.context_snapshot import (
+    MAX_PATH,
+    PREVIEW_LIMIT,
     ContextSnapshots,
     GitRepository,
     Header,
@@ -18,6 +20,7 @@ from ctxconform.reference.context_snapshot import (
     ObjectId,
     SnapshotTransaction,
 )
+from ctxconform.reference.exceptions import SpecError
 
 from ._base import CATALOGUE, Json, loose_object
 
@@ -164,3 +167,88 @@ class StoresImageBase64(ContextSnapshots):
     def store_content(self, header: Header, item: Item, content: bytes) -> ObjectId:
         """Store an item's content, an Image's as base64 text."""
         return super().store_content(header, item, base64.b64encode(content) if item.kind == Kind("image") else content)
+
+
+@CATALOGUE.mutant("context-snapshot/items/path-locator", edge="identifiers")
+class StagesContentUnderItsPath(ContextSnapshots):
+    """The reference, except that content is staged in a file named by joining the item's path to a folder, then hashed."""
+
+    def store_content(self, header: Header, item: Item, content: bytes) -> ObjectId:
+        """Write the content to <state>/context-snapshot/staging/<path> and let `git hash-object -w` store that file."""
+        # The path joined as a file name, as code that hashes files of a work tree does: dot segments climb out,
+        # a path that is the parent folder of another clashes with it, and a NUL or a folder name breaks the write.
+        staged = self.store.path.parent / "context-snapshot" / "staging" / item.path.lstrip("/")
+        staged.parent.mkdir(parents=True, exist_ok=True)
+        staged.write_bytes(content)
+        repository = self.repositories(header.algorithm)
+        written = repository.run("hash-object", "-w", "--no-filters", str(staged.absolute())).decode().strip()
+        return ObjectId.parse(written)
+
+
+@CATALOGUE.mutant("context-snapshot/items/path-locator", edge="boundaries")
+class CountsPathsInBytes(ContextSnapshots):
+    """The reference, except that a path's length is counted in UTF-8 bytes, so 4096 characters of é are refused."""
+
+    def append_item(self, request: NewItem) -> Json:
+        """Append an item whose path has at most 4096 UTF-8 bytes."""
+        if len(request.item.path.encode("utf-8")) > MAX_PATH:
+            raise SpecError("INVALID_REQUEST", f"path has more than {MAX_PATH} bytes")
+        return super().append_item(request)
+
+
+@CATALOGUE.mutant("context-snapshot/items/preview-under-500", name="cuts_previews_at_500", edge="boundaries")
+class CutsPreviewsAt500(ContextSnapshots):
+    """The reference, except that a long preview is cut to 500 characters, not under 500."""
+
+    preview_kept = PREVIEW_LIMIT
+
+
+@CATALOGUE.mutant("context-snapshot/items/three-layers", "context-snapshot/items/path-locator", edge="wrong-types")
+class CoercesPathsToText(ContextSnapshots):
+    """The reference, except that a path of another JSON type is taken as its text (str(None) is "None")."""
+
+    def add_item(self, args: object) -> Json:
+        """Append an item, its path made text with str()."""
+        if isinstance(args, dict) and "path" in args and not isinstance(args["path"], str):
+            args = {**args, "path": str(args["path"])}
+        return super().add_item(args)
+
+
+@CATALOGUE.mutant(
+    "context-snapshot/items/three-layers",
+    "context-snapshot/items/blob-set-when-finalized",
+    "context-snapshot/items/blob-git-hash",
+    edge="degenerate",
+)
+class EmptyContentIsNoContent(ContextSnapshots):
+    """The reference, except that empty content is taken as no content (`if content:`), so the item gets no blob."""
+
+    def append_item(self, request: NewItem) -> Json:
+        """Append an item, without its content when that is empty."""
+        return super().append_item(request if request.content else replace(request, content=None))
+
+
+@CATALOGUE.mutant(
+    "context-snapshot/items/blob-git-hash",
+    "context-snapshot/items/snippet-text-as-blob",
+    "context-snapshot/items/blob-holds-full-content",
+    edge="degenerate",
+)
+class TextContentWithUniversalNewlines(ContextSnapshots):
+    """The reference, except that content given as text is read with universal newlines: CRLF and CR become LF."""
+
+    def add_item(self, args: object) -> Json:
+        """Append an item, its text content with LF line endings."""
+        return super().add_item(_universal_newlines(args))
+
+    def hash_content(self, args: object) -> Json:
+        """The blob id of some content, text with LF line endings."""
+        return super().hash_content(_universal_newlines(args))
+
+
+def _universal_newlines(args: object) -> object:
+    content = args.get("content") if isinstance(args, dict) else None
+    if isinstance(args, dict) and isinstance(content, dict) and isinstance(content.get("text"), str):
+        text = content["text"].replace("\r\n", "\n").replace("\r", "\n")
+        return {**args, "content": {**content, "text": text}}
+    return args
