@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ctxconform.reference.content_provider import CompletionTrace, ContentProviderHandler, ContentProviders
+from ctxconform.reference.exceptions import SpecError
 
 from ._base import CATALOGUE, Json
 
@@ -28,3 +29,14 @@ class InvocationsBecomeRegisters(ContentProviders):
         trace = super().begin_trace(execution_id)
         self.add_register(execution_id, f"Invocation {trace.invocation}", "Session")
         return trace
+
+
+@CATALOGUE.mutant("content-provider/3/multi-invocation-flows", edge="degenerate")
+class EmptyRequestIsNotPending(ContentProviders):
+    """The reference, except that a request that carried no Consumable item counts as no pending request (`if not pending`)."""
+
+    def delivered(self, execution_id: str) -> int:
+        """Refuse the delivery of a request that carried nothing, else clear what it carried."""
+        if not self.execution(execution_id).pending:
+            raise SpecError("NO_PENDING_REQUEST", "no composed request is pending; call compose first")
+        return super().delivered(execution_id)

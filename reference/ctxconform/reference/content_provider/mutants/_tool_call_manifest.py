@@ -5,9 +5,16 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from ctxconform.reference.content_provider import TOOL_CALL_MANIFEST, ContentProvider, ContentProviders, Register, ToolCall
+from ctxconform.reference.content_provider import (
+    TOOL_CALL_MANIFEST,
+    ContentProvider,
+    ContentProviderHandler,
+    ContentProviders,
+    Register,
+    ToolCall,
+)
 
-from ._base import CATALOGUE
+from ._base import CATALOGUE, Json
 
 
 @CATALOGUE.mutant("content-provider/4.4/manifest-required", "content-provider/4.4/manifest-consumable")
@@ -48,3 +55,15 @@ class ToolOutputReserialized(ContentProviders):
         except (ValueError, RecursionError):
             output = record.output_json
         return super().record(execution_id, replace(record, output_json=output))
+
+
+@CATALOGUE.mutant("content-provider/4.4/manifest-records", edge="wrong-types")
+class ToolCallFieldsReadWithStr(ContentProviderHandler):
+    """The reference, except that a tool call record's fields are read with str(), so null is stored as 'None' and 7 as '7'."""
+
+    def call(self, op: str, args: Json, context: Json) -> Json:
+        """Turn every field of a tool call record into a string, then carry out the operation."""
+        record = args.get("record") if op == "record_tool_call" and isinstance(args, dict) else None
+        if isinstance(record, dict):
+            args = {**args, "record": {name: str(value) for name, value in record.items()}}
+        return super().call(op, args, context)

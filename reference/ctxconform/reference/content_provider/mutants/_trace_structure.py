@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from ctxconform.reference.content_provider import CompletionTrace, ContentProvider, ContentProviders, ProviderStore, TokenTotals
+from ctxconform.reference.content_provider import (
+    CompletionTrace,
+    ContentProvider,
+    ContentProviderHandler,
+    ContentProviders,
+    ProviderStore,
+    TokenTotals,
+)
+from ctxconform.reference.exceptions import SpecError
 
 from ._base import CATALOGUE, Json
 
@@ -59,3 +67,15 @@ class NewestTraceFirst(ContentProviders):
     def traces(self, execution_id: str) -> list[CompletionTrace]:
         """The execution's traces, the most recent first."""
         return list(reversed(super().traces(execution_id)))
+
+
+@CATALOGUE.mutant("content-provider/7.3/token-totals", edge="boundaries")
+class ZeroTokenCountIsMissing(ContentProviderHandler):
+    """The reference, except that a token count is checked for truthiness, so a count of 0 is refused as missing."""
+
+    def call(self, op: str, args: Json, context: Json) -> Json:
+        """Refuse token totals with a required count that is falsy, then carry out the operation."""
+        tokens = args.get("tokens") if op == "end_trace" and isinstance(args, dict) else None
+        if isinstance(tokens, dict) and not all(tokens.get(name) for name in ("prompt", "completion", "total")):
+            raise SpecError("INVALID_REQUEST", "tokens needs prompt, completion and total")
+        return super().call(op, args, context)
