@@ -86,6 +86,12 @@ def _answer(message: Json, reply: Json, state_dir: Path, numbered: dict[int, str
     return CALL_ANSWERS[fault](reply, calls) if fault else json.dumps(reply)
 
 
+def _single_instance(started: Json) -> Json:
+    """Declare single_instance for every spec: the state is in this process's memory, so a second one cannot share it."""
+    specs = {name: {**entry, "features": [*entry["features"], "single_instance"]} for name, entry in started["specs"].items()}
+    return {**started, "specs": specs}
+
+
 def main(plan: str) -> None:
     """Serve the protocol on stdin/stdout, broken as `plan` says."""
     flags, numbered, every = _schedule(plan)
@@ -103,6 +109,7 @@ def main(plan: str) -> None:
         if "ignores-stop" in flags and message["type"] == "stop":
             _stall()
         reply = reference.handle(message)
+        reply = _single_instance(reply) if message["type"] == "start" else reply
         state_dir = Path(message["state_dir"]) if message["type"] == "start" else state_dir
         sys.stdout.write(f"{_answer(message, reply, state_dir, numbered, every)}\n")
         sys.stdout.flush()

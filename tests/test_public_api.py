@@ -59,7 +59,7 @@ PUBLIC = {
     "ctxconform.reference.mcp": ["MAX_BODY_BYTES", "SESSION_META", "SharedContextConnection", "build_server", "main"],
     "ctxconform.reference.context_assembly": [
         "DEFAULT_MINIMUM_RECENT", "DEFAULT_MODEL_LIMIT", "DEFAULT_STRATEGY", "DEFAULT_TOKEN_BUFFER", "HANDLER_FACTORY",
-        "MARKER", "SPEC_ID", "SPEC_VERSION", "Assembler", "ContextAssemblyFactory", "ContextAssemblyHandler", "Fitted",
+        "MARKER", "SPEC_ID", "SPEC_VERSION", "Assembler", "ContextAssemblyFactory", "ContextAssemblyHandler", "Finder", "Fitted",
         "Piece", "Step", "assemble", "content_text", "estimate"
     ],
     "ctxconform.reference.context_snapshot": [
