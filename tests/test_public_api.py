@@ -23,7 +23,8 @@ PUBLIC = {
         "RequirementFailure", "RequirementId", "Spec", "Uncarriable", "add_registry", "around", "awkward_texts", "check",
         "check_equal", "check_in", "check_schema", "compare_parts", "degenerate_texts", "edge", "fail", "fixtures_dir",
         "golden_params", "hostile_names", "load_script", "name_pairs", "needs_feature", "replay_script", "requirement",
-        "schema_errors", "second_instance", "sized_text", "unique_hex", "unique_uuid", "wrong_types"
+        "schema_errors", "second_instance", "sized_text", "unique_hex", "unique_uuid", "wrong_types",
+        "wrong_values"
     ],
     "ctxconform.conformance.transports": [
         "SCHEMES", "Adapter", "Exchange", "Implementation", "Reply", "Scheme", "SpecInfo", "Started", "connect",

@@ -33,6 +33,7 @@ from ctxconform.conformance.testing._edges import (
     name_pairs,
     sized_text,
     wrong_types,
+    wrong_values,
 )
 from ctxconform.conformance.testing._golden import (
     GoldenPart,
@@ -92,6 +93,7 @@ __all__ = [
     "unique_hex",
     "unique_uuid",
     "wrong_types",
+    "wrong_values",
 ]
 
 requirement: Final = pytest.mark.requirement

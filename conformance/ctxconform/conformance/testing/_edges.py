@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from hypothesis import strategies as st
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
 
 __all__ = [
     "AWKWARD_TEXTS",
@@ -26,6 +27,7 @@ __all__ = [
     "name_pairs",
     "sized_text",
     "wrong_types",
+    "wrong_values",
 ]
 
 HOSTILE_NAMES: Final[Sequence[str]] = (
@@ -155,6 +157,8 @@ def _variants(name: str) -> set[str]:
 
 def hostile_names(*, max_size: int = 300) -> st.SearchStrategy[str]:
     """Hostile identifiers: the named cases first, then case and normalization variants, control characters, long ids."""
+    from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis takes 0.35 s to import
+
     named = st.sampled_from(HOSTILE_NAMES)
     variants = st.sampled_from(HOSTILE_NAMES).flatmap(lambda n: st.sampled_from(sorted(_variants(n)) or [n]))
     controls = st.text(st.characters(max_codepoint=0x1F), min_size=1, max_size=3).map(lambda c: f"id{c}x")
@@ -164,33 +168,46 @@ def hostile_names(*, max_size: int = 300) -> st.SearchStrategy[str]:
 
 def name_pairs() -> st.SearchStrategy[tuple[str, str]]:
     """Two distinct ids that code may confuse, in either order."""
+    from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis takes 0.35 s to import
+
     return st.sampled_from(NAME_PAIRS).flatmap(lambda pair: st.sampled_from([pair, pair[::-1]]))
+
+
+def wrong_values(*, exclude: tuple[type, ...] = ()) -> list[Any]:
+    """The named wrong values and 2**64, less `exclude`'s types: a finite set, so a test can send every one."""
+    values = [*WRONG_TYPES, 2**64]
+    # bool is an int in Python: excluding int must not let booleans through as the right type, nor the reverse.
+    return [v for v in values if not (isinstance(v, exclude) and (type(v) is not bool or bool in exclude))]
 
 
 def wrong_types(*, exclude: tuple[type, ...] = ()) -> st.SearchStrategy[Any]:
     """A JSON value of a type or shape other than the one a position takes (leave out `exclude`'s types)."""
+    from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis takes 0.35 s to import
 
-    def allowed(value: Any) -> bool:
-        # bool is an int in Python: excluding int must not let booleans through as the right type, nor the reverse.
-        return not (isinstance(value, exclude) and (type(value) is not bool or bool in exclude))
-
-    named = st.sampled_from([v for v in WRONG_TYPES if allowed(v)])
-    large = st.integers(min_value=2**53, max_value=2**64).filter(allowed)
-    return st.one_of(named, large) if allowed(0) else named
+    named = st.sampled_from(wrong_values(exclude=exclude))
+    if int in exclude:
+        return named
+    return st.one_of(named, st.integers(min_value=2**53, max_value=2**64))
 
 
 def degenerate_texts() -> st.SearchStrategy[str]:
     """Empty, white-space-only and newline-only text."""
+    from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis takes 0.35 s to import
+
     return st.sampled_from(DEGENERATE_TEXTS)
 
 
 def awkward_texts(*, surrogates: bool = True) -> st.SearchStrategy[str]:
     """Text with CR, CRLF, BOM, NUL, escapes and (unless `surrogates` is false) lone surrogates."""
+    from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis takes 0.35 s to import
+
     return st.sampled_from([t for t in AWKWARD_TEXTS if surrogates or not _has_surrogate(t)])
 
 
 def around(limit: int, *, step: int = 1) -> st.SearchStrategy[int]:
     """A size one step under `limit`, exactly at it, or one step over, drawn on purpose."""
+    from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis takes 0.35 s to import
+
     return st.sampled_from([limit, limit - step, limit + step])
 
 
