@@ -2,7 +2,8 @@
 
 Run as ``python tests/faulty_child.py PLAN``. A plan is a comma-separated list of faults and flags: a fault name alone
 (``hang``) breaks every call, ``NAME@N`` breaks the N-th call only (counted across restarts); the flags are
-``crash-at-start``, ``slow-start`` and ``ignores-stop``. The child keeps everything in memory, so a restart forgets
+``crash-at-start``, ``slow-start``, ``ignores-stop`` and ``off-schema-session`` (create_session answers a result its
+schema refuses). The child keeps everything in memory, so a restart forgets
 all state: tests after a restart pass only if the harness sets their fixtures up again. When ``FAULTY_CHILD_PIDS``
 names a file, each child appends its process id to it.
 """
@@ -41,6 +42,25 @@ def _flood_stderr(reply: Json, _calls: int) -> str:
     return json.dumps(reply)
 
 
+def _huge(reply: Json, _calls: int) -> str:
+    padding = "x" * 50_000_000  # 50 MB, under the 64 MiB line cap
+    if "error" in reply:
+        return json.dumps({**reply, "error": {**reply["error"], "message": padding}})
+    return json.dumps({**reply, "result": {**reply["result"], "padding": padding}})
+
+
+def _huge_off_schema(reply: Json, _calls: int) -> str:
+    """A 50 MB string where every result is an object; sessions are still created, so tests reach their checks."""
+    if isinstance(reply.get("result"), dict) and "session_id" in reply["result"]:
+        return json.dumps(reply)
+    return json.dumps({"type": "reply", "seq": reply["seq"], "result": "x" * 50_000_000})
+
+
+def _deep(reply: Json, _calls: int) -> str:
+    # Written by hand: json.dumps itself cannot nest 5,000 levels.
+    return f'{{"type":"reply","seq":{reply["seq"]},"result":{{"keys":{"[" * 5000}{"]" * 5000}}}}}'
+
+
 # How each mode answers a call, given the reference's reply and the number of calls so far.
 CALL_ANSWERS: dict[str, Callable[[Json, int], str]] = {
     "hang": lambda _reply, _calls: _stall(),
@@ -52,7 +72,9 @@ CALL_ANSWERS: dict[str, Callable[[Json, int], str]] = {
     "not-a-reply": lambda reply, _calls: json.dumps({"type": "reply", "seq": reply["seq"]}),
     "raises": lambda reply, _calls: json.dumps({"type": "reply", "seq": reply["seq"], "errored": {"message": "boom"}}),
     "flood-stderr": _flood_stderr,
-    "huge": lambda reply, _calls: json.dumps({**reply, "result": {**reply["result"], "padding": "x" * 50_000_000}}),
+    "huge": _huge,
+    "huge-off-schema": _huge_off_schema,
+    "deep": _deep,
 }
 
 
@@ -76,6 +98,13 @@ def _count_call(state_dir: Path) -> int:
     calls = int(counter.read_text() if counter.exists() else "0") + 1
     counter.write_text(str(calls))
     return calls
+
+
+def _off_schema(message: Json, reply: Json) -> Json:
+    """A create_session reply whose result its schema refuses."""
+    if message["type"] == "call" and message["op"] == "create_session" and "result" in reply:
+        return {**reply, "result": {"state": "archived", "session": 42}}
+    return reply
 
 
 def _answer(message: Json, reply: Json, state_dir: Path, numbered: dict[int, str], every: str | None) -> str:
@@ -110,6 +139,7 @@ def main(plan: str) -> None:
             _stall()
         reply = reference.handle(message)
         reply = _single_instance(reply) if message["type"] == "start" else reply
+        reply = _off_schema(message, reply) if "off-schema-session" in flags else reply
         state_dir = Path(message["state_dir"]) if message["type"] == "start" else state_dir
         sys.stdout.write(f"{_answer(message, reply, state_dir, numbered, every)}\n")
         sys.stdout.flush()

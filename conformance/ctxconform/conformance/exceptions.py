@@ -81,7 +81,7 @@ ABSENT = _Absent()
 
 
 class RequirementFailure(AssertionError):
-    """A check failed: the requirement it breaks, why, and what was sent, received and expected."""
+    """A check failed: the requirement it breaks, why, and what was sent, received and expected (clipped copies)."""
 
     def __init__(
         self,
@@ -92,12 +92,16 @@ class RequirementFailure(AssertionError):
         received: object = ABSENT,
         expected: object = ABSENT,
     ) -> None:
-        super().__init__(f"[{requirement}] {message}")
+        # Imported here: the judge wing imports this module, and importing it first would be a cycle.
+        from ctxconform.conformance.judge._clip import clip, clip_text  # noqa: PLC0415
+
+        super().__init__(f"[{requirement}] {clip_text(message)}")
         self.requirement = requirement
-        self.message = message
-        self.sent = sent
-        self.received = received
-        self.expected = expected
+        self.message = clip_text(message)
+        # Clipped copies: hypothesis keeps failing examples' exceptions, and a received value may take 64 MiB.
+        self.sent = sent if sent is ABSENT else clip(sent)
+        self.received = received if received is ABSENT else clip(received)
+        self.expected = expected if expected is ABSENT else clip(expected)
 
 
 class UndeclaredRequirement(Exception):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["MAX_CHARS", "MAX_DEPTH", "MAX_ITEMS", "clip"]
+__all__ = ["MAX_CHARS", "MAX_DEPTH", "MAX_ITEMS", "clip", "clip_text"]
 
 MAX_DEPTH: Final = 32
 MAX_CHARS: Final = 4096
@@ -12,9 +12,12 @@ MAX_ITEMS: Final = 200
 
 
 def clip(value: object, depth: int = MAX_DEPTH) -> object:
-    """Return `value` with strings, lists and objects past the limits replaced by a note of what was left out."""
+    """Return `value` with strings, lists and objects past the limits replaced by a note of what was left out.
+
+    Lone surrogates, which no UTF-8 file can hold, come back escaped (a backslash and their code).
+    """
     if isinstance(value, str):
-        return value if len(value) <= MAX_CHARS else f"{value[:MAX_CHARS]}... ({len(value) - MAX_CHARS} more characters)"
+        return clip_text(value)
     if not isinstance(value, (list, dict)):
         return value
     if depth <= 0:
@@ -22,7 +25,18 @@ def clip(value: object, depth: int = MAX_DEPTH) -> object:
     if isinstance(value, list):
         kept: list[object] = [clip(item, depth - 1) for item in value[:MAX_ITEMS]]
         return kept + ([f"... ({len(value) - MAX_ITEMS} more items)"] if len(value) > MAX_ITEMS else [])
-    clipped = {str(key): clip(item, depth - 1) for key, item in list(value.items())[:MAX_ITEMS]}
+    clipped = {clip_text(str(key)): clip(item, depth - 1) for key, item in list(value.items())[:MAX_ITEMS]}
     if len(value) > MAX_ITEMS:
         clipped["..."] = f"{len(value) - MAX_ITEMS} more members"
     return clipped
+
+
+def clip_text(text: str, limit: int = MAX_CHARS) -> str:
+    """Return `text` cut to `limit` characters with a note of the rest, lone surrogates escaped."""
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit} more characters)"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 from functools import cache
-from typing import Any
+from itertools import islice
+from typing import Any, Final
 
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
@@ -18,9 +19,12 @@ try:
 except ImportError:  # pragma: no cover - the fast path is optional
     jsonschema_rs = None
 
-__all__ = ["registry", "schema", "schema_errors", "validator"]
+__all__ = ["MAX_ERRORS", "MAX_ERROR_CHARS", "registry", "schema", "schema_errors", "validator"]
 
 _BASE = "https://ctxconform.dev/schemas/"
+# An instance can be 64 MiB, and jsonschema puts its repr in each message: keep a few errors, each clipped at once.
+MAX_ERRORS: Final = 20
+MAX_ERROR_CHARS: Final = 500
 _FORMATS = Draft202012Validator.FORMAT_CHECKER
 
 
@@ -61,9 +65,23 @@ def _fast_registry() -> Any:
 
 
 def schema_errors(name: str, instance: object) -> list[str]:
-    """Return a readable line per way the instance breaks the schema; empty when it is valid."""
+    """Return a readable line per way the instance breaks the schema (at most MAX_ERRORS); empty when it is valid.
+
+    An instance nested too deep to validate is one error, not a RecursionError.
+    """
     fast = _fast_validator(name)
-    if fast is not None and fast.is_valid(instance):
-        return []
-    errors = sorted(validator(name).iter_errors(instance), key=lambda e: list(e.absolute_path))
-    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors]
+    try:
+        if fast is not None and fast.is_valid(instance):
+            return []
+        found = [_line(error) for error in islice(validator(name).iter_errors(instance), MAX_ERRORS)]
+    except RecursionError:
+        return ["(root): nested too deep to validate"]
+    return [text for _, text in sorted(found, key=lambda pair: pair[0])]
+
+
+def _line(error: Any) -> tuple[list[str], str]:
+    path = [str(part) for part in error.absolute_path]
+    message = str(error.message)
+    if len(message) > MAX_ERROR_CHARS:
+        message = f"{message[:MAX_ERROR_CHARS]}... ({len(message) - MAX_ERROR_CHARS} more characters)"
+    return path, f"{'/'.join(path) or '(root)'}: {message}"

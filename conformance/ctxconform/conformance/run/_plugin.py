@@ -69,6 +69,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Note the tests the run will run, after every plugin (-k too) has deselected its share."""
+    harness = session.config.stash[_HARNESS]
+    if not harness.request.collect:
+        harness.expect(session.items)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Give each selected test that never reported a verdict: a run that ended early is never conformant."""
+    harness = session.config.stash.get(_HARNESS, None)
+    if harness is not None:
+        harness.unreported(f"pytest exit {int(exitstatus)}")
+
+
 def _selected(item: pytest.Item, level: Level, wanted: frozenset[str], tests: frozenset[str]) -> bool:
     if tests and item.nodeid not in tests:
         return False

@@ -13,10 +13,10 @@ from typing import Any, Final
 import pytest
 
 from ctxconform.conformance.exceptions import ConfigurationError, ImplementationUnavailable
-from ctxconform.conformance.judge._clip import clip
+from ctxconform.conformance.judge._clip import clip, clip_text
 from ctxconform.conformance.judge._judgement import Judgement, judge
 from ctxconform.conformance.judge._ledger import Ledger
-from ctxconform.conformance.judge._results import EventLine, ProblemLine, StartedLine, TestLine, write_line
+from ctxconform.conformance.judge._results import Charge, EventLine, ProblemLine, StartedLine, TestLine, write_line
 from ctxconform.conformance.judge._specs import start_options
 from ctxconform.conformance.run._request import SuiteRequest
 from ctxconform.conformance.transports._adapters import connect, parse_adapter
@@ -36,6 +36,10 @@ _MARKS: Final = {
     "PROTOCOL": "P",
     "HARNESS": "H",
 }
+
+
+_MESSAGE: Final = 8000
+_LINE_DEPTH: Final = 64  # a result line's own nesting plus a clipped transcript's
 
 
 def requirement_ids(item: pytest.Item) -> tuple[str, ...]:
@@ -61,6 +65,8 @@ class Harness:
         self._restarts = 0
         self._fixture: tuple[pytest.FixtureDef[Any], pytest.FixtureRequest] | None = None
         self._set_up: set[tuple[int, str]] = set()
+        self._unreported: dict[str, pytest.Item] = {}
+        self._problem = False
 
     def implementation(self) -> Implementation:
         """Return the running implementation, starting it on first use (exit code 3 when it cannot start)."""
@@ -137,12 +143,39 @@ class Harness:
         if self._implementation is not None:
             self._implementation.transcript.clear()
 
+    def expect(self, items: list[pytest.Item]) -> None:
+        """Note the tests the run selected: each must report, or the run reports it as HARNESS at the end."""
+        self._unreported = {item.nodeid: item for item in items}
+
     def finish(self, item: pytest.Item, ledger: Ledger | None, judgement: Judgement | None) -> None:
         """Write one result line for a finished test (judged now when no phase was: a test pytest never ran)."""
         ledger = ledger or Ledger(test=item.nodeid, declared=frozenset(requirement_ids(item)))
-        judgement = judgement or judge(None, None, ledger)
+        try:
+            judgement = judgement or judge(None, None, ledger)
+            line = self._test_line(item, judgement, self._transcript() if judgement.verdict not in ("PASS", "SKIP") else [])
+        except Exception as error:  # a test must report whatever broke its judgement
+            why = f"a bug of the kit: the test's result could not be recorded: {type(error).__name__}: {error}"
+            judgement = _harness(item, why)
+            line = self._test_line(item, judgement, [])
+        self._unreported.pop(item.nodeid, None)
+        self._write(line)
+        self._show(judgement.verdict)
+
+    def unreported(self, why: str) -> None:
+        """Write a HARNESS line for each selected test that did not report: the run ended before it did.
+
+        Not after a problem line: a run that could not begin has no test results to miss.
+        """
+        if self._problem:
+            return
+        if self._implementation is not None:  # what it holds is the last test's, not theirs
+            self._implementation.transcript.clear()
+        for item in list(self._unreported.values()):
+            self.finish(item, None, _harness(item, f"the run ended before this test reported ({why}); see the pytest log"))
+
+    def _test_line(self, item: pytest.Item, judgement: Judgement, transcript: list[dict[str, Any]]) -> TestLine:
         ids = requirement_ids(item)
-        line = TestLine(
+        return TestLine(
             id=item.nodeid,
             name=item.name,
             spec=ids[0].split("/")[0] if ids else None,
@@ -150,11 +183,9 @@ class Harness:
             charges=list(judgement.charges),
             verdict=judgement.verdict,
             duration_s=round(max(0.0, time.monotonic() - self._started_at.pop(item.nodeid, time.monotonic())), 6),
-            message=judgement.message,
-            transcript=self._transcript() if judgement.verdict not in ("PASS", "SKIP") else [],
+            message=clip_text(judgement.message, _MESSAGE),
+            transcript=transcript,
         )
-        self._write(line)
-        self._show(judgement.verdict)
 
     def close(self) -> None:
         """Stop the implementation and remove its state."""
@@ -180,8 +211,13 @@ class Harness:
         self._write(EventLine(event=kind, at_s=at, test=self._current, message=message, **fields))  # type: ignore[arg-type]
 
     def _write(self, line: StartedLine | ProblemLine | EventLine | TestLine) -> None:
-        if self._results:
+        self._problem = self._problem or isinstance(line, ProblemLine)
+        if not self._results:
+            return
+        try:
             write_line(self._results, line)
+        except ValueError:  # a value pydantic cannot encode (a lone surrogate in a dict key): write it clipped
+            write_line(self._results, type(line).model_validate(clip(line.model_dump(), depth=_LINE_DEPTH)))
 
     def _show(self, verdict: str) -> None:
         if not self._progress:
@@ -191,3 +227,9 @@ class Harness:
         if self._done % 60 == 0:
             sys.stderr.write(f" {self._done}\n")
         sys.stderr.flush()
+
+
+def _harness(item: pytest.Item, message: str) -> Judgement:
+    """A HARNESS judgement charged to each requirement of the test: the kit, not the implementation, failed it."""
+    charges = tuple(Charge(requirement=rid, verdict="HARNESS", message=message[:500]) for rid in requirement_ids(item))
+    return Judgement("HARNESS", charges, message)

@@ -7,9 +7,12 @@ requirement the call served, and returns a `Checked` reply whose result is check
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import TracebackType
+from typing import Any, ParamSpec, TypeVar
 
 import pytest
 
@@ -22,6 +25,36 @@ from ctxconform.conformance.transports._protocol import Reply
 __all__ = ["Checked", "Client", "Operation", "Operations"]
 
 Json = dict[str, Any]
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _lean(method: Callable[P, T]) -> Callable[P, T]:
+    """`method`, whose failures keep none of its frames' locals.
+
+    A reply may take 64 MiB, and the kit's frames below a failing check hold it; hypothesis caches each failing
+    example's exception with its traceback, so without this every failing example would keep its whole reply.
+    """
+
+    @functools.wraps(method)
+    def lean(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return method(*args, **kwargs)
+        except Exception as failure:
+            del args, kwargs
+            _forget_locals(failure.__traceback__)
+            raise
+
+    return lean
+
+
+def _forget_locals(tb: TracebackType | None) -> None:
+    if tb is not None:
+        tb = tb.tb_next  # the wrapper's own frame is still running; those below it have ended
+    while tb is not None:
+        with contextlib.suppress(RuntimeError):  # a frame still running (none should be) keeps its locals
+            tb.tb_frame.clear()
+        tb = tb.tb_next
 
 
 @dataclass(frozen=True)
@@ -86,10 +119,12 @@ class Checked:
         return self.reply.result
 
     @property
+    @_lean
     def result(self) -> Any:
         """The result checked against the operation's schema; a refusal fails the requirement the call serves."""
         return self._result(self.serves)
 
+    @_lean
     def expect(self, requirement: str) -> Any:
         """Return the schema-checked result; fail `requirement` when the call was refused, hold it when it was not."""
         if requirement not in (self.operation.requirement, self.serves):
@@ -110,6 +145,7 @@ class Checked:
         current_ledger().hold(self.operation.requirement)
         return self.reply.result
 
+    @_lean
     def refused(self, requirement: str, *codes: str) -> str:
         """Fail `requirement` unless the call was refused with one of `codes` (any code when none are given)."""
         ledger = current_ledger()
@@ -152,6 +188,7 @@ class Client:
         """The spec this client speaks."""
         return self.operations.spec
 
+    @_lean
     def call(
         self,
         op: str,

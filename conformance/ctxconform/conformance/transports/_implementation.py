@@ -13,6 +13,7 @@ from ctxconform.conformance.exceptions import (
     ProtocolViolation,
     TransportFailure,
 )
+from ctxconform.conformance.judge._clip import clip, clip_text
 from ctxconform.conformance.transports._protocol import PROTOCOL_VERSION, Reply, Started, check_incoming, check_outgoing
 from ctxconform.conformance.transports._transport import Transport
 
@@ -32,6 +33,11 @@ class Exchange:
     call: Json
     reply: Json | None
     failure: str | None = None
+
+    @classmethod
+    def clipped(cls, call: Json, reply: Json | None, failure: str | None = None) -> Exchange:
+        """An exchange holding clipped copies: the transcript keeps 50 of them, and a reply may take 64 MiB."""
+        return cls(_clipped(call), None if reply is None else _clipped(reply), None if failure is None else clip_text(failure))
 
 
 class Implementation:
@@ -90,7 +96,7 @@ class Implementation:
         check_outgoing("start", message)
         try:
             self._transport.open()
-            answer = check_incoming("started", self._transport.exchange(message, max(self.timeout, self.start_timeout)))
+            answer = check_incoming("started", self._receive(message, max(self.timeout, self.start_timeout)))
         except TransportFailure as failure:
             self._transport.close(1.0)
             raise ImplementationUnavailable(
@@ -112,11 +118,11 @@ class Implementation:
         try:
             answer = self._exchange_reply(message)
         except TransportFailure as failure:
-            self.transcript.append(Exchange(message, None, f"{failure.verdict}: {failure.message}"))
+            self.transcript.append(Exchange.clipped(message, None, f"{failure.verdict}: {failure.message}"))
             if failure.verdict != "ERRORED":
                 self._broken = failure
             raise
-        self.transcript.append(Exchange(message, answer))
+        self.transcript.append(Exchange.clipped(message, answer))
         return Reply.from_message(answer)
 
     def another(self) -> Implementation:
@@ -147,7 +153,7 @@ class Implementation:
         refused = None
         if self._started is not None and self._broken is None:
             try:
-                check_incoming("stopped", self._transport.exchange({"type": "stop"}, min(self.timeout, 5.0)))
+                check_incoming("stopped", self._receive({"type": "stop"}, min(self.timeout, 5.0)))
             except TransportFailure as failure:  # it is stopped by force below
                 refused = f"it did not answer stop ({failure.verdict}: {failure.message}) and was ended by force"
         # A broken child gets little grace: it already failed to answer once.
@@ -155,10 +161,22 @@ class Implementation:
         self._started = None
         return refused
 
+    def _receive(self, message: Json, timeout: float) -> object:
+        try:
+            return self._transport.exchange(message, timeout)
+        except RecursionError as error:  # a transport's decoder met a message nested too deep
+            raise ProtocolViolation("the answer nests lists and objects too deep to decode; flatten it") from error
+
     def _exchange_reply(self, message: Json) -> Json:
-        answer = check_incoming("reply", self._transport.exchange(message, self.timeout))
+        answer = check_incoming("reply", self._receive(message, self.timeout))
         if answer["seq"] != message["seq"]:
             raise ProtocolViolation(f"reply for seq {answer['seq']} while seq {message['seq']} was pending")
         if "error" in answer:
             answer = {**answer, "error": dict(answer["error"])}
         return answer
+
+
+def _clipped(value: Json) -> Json:
+    clipped = clip(value)
+    assert isinstance(clipped, dict)
+    return clipped

@@ -9,6 +9,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Protocol
 
 from ctxconform.conformance.exceptions import ImplementationErrored, ImplementationTimeout, ProtocolViolation
+from ctxconform.conformance.judge._clip import clip_text
 
 __all__ = ["InProcessTransport", "MessageHandler"]
 
@@ -41,15 +42,29 @@ class InProcessTransport:
             answer = future.result(timeout=timeout)
         except FutureTimeout as error:
             raise ImplementationTimeout(f"no answer within {timeout:g} s") from error
-        except Exception as error:  # the implementation raised: the protocol's "errored"
-            raise ImplementationErrored(f"the implementation raised {type(error).__name__}: {error}") from error
+        except BaseException as error:
+            # Anything the implementation raised, SystemExit too, is the protocol's "errored"; a Ctrl-C here is not.
+            if not future.done() or future.exception(timeout=0) is not error:
+                raise
+            raise ImplementationErrored(f"the implementation raised {_described(error)}") from error
         try:
             return json.loads(json.dumps(answer, allow_nan=False))
-        except (TypeError, ValueError) as error:
-            raise ProtocolViolation(f"the answer is not JSON-serializable: {error}") from error
+        except RecursionError as error:
+            raise ProtocolViolation("the answer nests lists and objects too deep to copy; flatten it") from error
+        except Exception as error:  # its own types' methods run while it is copied
+            raise ProtocolViolation(f"the answer is not JSON-serializable: {_described(error)}") from error
 
     def close(self, timeout: float) -> None:  # noqa: ARG002 - nothing here to wait for
         """Drop the implementation object; a stuck worker thread is abandoned."""
         self._handler = None
         self._worker.shutdown(wait=False, cancel_futures=True)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxconform-impl")
+
+
+def _described(error: BaseException) -> str:
+    """The exception's type and message, bounded and printable whatever the implementation put in it."""
+    try:
+        text = str(error)
+    except Exception:  # its __str__ is the implementation's code too
+        text = "(its message could not be read)"
+    return f"{type(error).__name__}: {clip_text(text, 2000)}"

@@ -25,6 +25,7 @@ class LineReader:
         self._fd = fd
         self._max = max_line_bytes
         self._buffer = bytearray()
+        self._scanned = 0  # the buffer's first bytes, known to hold no newline: each byte is searched once
         self._skipping = False  # inside a line that was already reported as oversized
         self._ended = False
 
@@ -43,28 +44,37 @@ class LineReader:
 
     def _take_line(self) -> bytes | None:
         """A whole line from the buffer, or what the buffer says without one; None when more must be read."""
-        while (end := self._buffer.find(b"\n")) >= 0:
-            line = bytes(self._buffer[: end + 1])
-            del self._buffer[: end + 1]
+        while (end := self._buffer.find(b"\n", self._scanned)) >= 0:
+            line = self._cut(end + 1)
             if self._skipping:  # the tail of a line already reported as oversized
                 self._skipping = False
                 continue
             return OVERSIZED if len(line) > self._max else line
+        self._scanned = len(self._buffer)
         return self._partial()
+
+    def _cut(self, size: int) -> bytes:
+        """Take the buffer's first `size` bytes, copying them once."""
+        self._scanned = 0
+        if size == len(self._buffer):
+            line = bytes(self._buffer)
+            self._buffer.clear()
+            return line
+        line = bytes(memoryview(self._buffer)[:size])
+        del self._buffer[:size]
+        return line
 
     def _partial(self) -> bytes | None:
         """Without a newline in the buffer: OVERSIZED once it is too long, the last unterminated line at the end."""
         if self._skipping:
-            self._buffer.clear()
+            self._cut(len(self._buffer))
             return None
         if len(self._buffer) > self._max:
-            self._buffer.clear()
+            self._cut(len(self._buffer))
             self._skipping = True
             return OVERSIZED
         if self._ended and self._buffer:
-            line = bytes(self._buffer)
-            self._buffer.clear()
-            return line
+            return self._cut(len(self._buffer))
         return None
 
     def _wait(self, deadline: float) -> bool:

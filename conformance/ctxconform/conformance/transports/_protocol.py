@@ -6,11 +6,17 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ctxconform.conformance.exceptions import ImplementationErrored, ProtocolViolation
+from ctxconform.conformance.judge._clip import clip_text
 from ctxconform.conformance.judge._schemas import schema_errors
 
-__all__ = ["PROTOCOL_VERSION", "Reply", "SpecInfo", "Started", "check_incoming", "check_outgoing"]
+__all__ = ["MAX_NESTING", "PROTOCOL_VERSION", "Reply", "SpecInfo", "Started", "check_incoming", "check_outgoing", "nesting"]
 
 PROTOCOL_VERSION: Final = 1
+# Deeper than this, a message is refused before anything recursive (validation, checks, reports) walks it; the
+# suites send values up to 500 levels deep, and a reply may carry one back inside its envelope.
+MAX_NESTING: Final = 600
+MAX_NAME: Final = 256  # characters of the implementation's name, version and language shown in reports
+MAX_DETAIL: Final = 2000  # characters of an implementation's own message or traceback kept in a failure
 Json = dict[str, Any]
 
 
@@ -33,10 +39,11 @@ class Started:
 
     @classmethod
     def from_message(cls, message: Json) -> Started:
-        """Build from a validated `started` message."""
+        """Build from a validated `started` message; its name, version and language clipped to MAX_NAME characters."""
         implementation = message["implementation"]
         specs = {name: SpecInfo(entry["version"], frozenset(entry["features"])) for name, entry in message["specs"].items()}
-        return cls(implementation["name"], implementation["version"], implementation["language"], specs)
+        name, version, language = (clip_text(implementation[k], MAX_NAME) for k in ("name", "version", "language"))
+        return cls(name, version, language, specs)
 
     def describe(self) -> Json:
         """Return a JSON description for reports."""
@@ -71,7 +78,10 @@ class Reply:
         """Build from a validated reply; an `errored` reply raises ImplementationErrored."""
         if "errored" in message:
             errored = message["errored"]
-            raise ImplementationErrored(f"the implementation failed: {errored['message']}", detail=errored.get("traceback", ""))
+            detail = clip_text(str(errored.get("traceback", "")), MAX_DETAIL)
+            raise ImplementationErrored(
+                f"the implementation failed: {clip_text(str(errored['message']), MAX_DETAIL)}", detail=detail
+            )
         return cls(message["seq"], message.get("result"), message.get("error"))
 
 
@@ -86,7 +96,23 @@ def check_incoming(kind: str, message: object) -> Json:
     """Return the message when it is a valid `kind` message, else raise ProtocolViolation."""
     if not isinstance(message, dict):
         raise ProtocolViolation(f"expected a JSON object ({kind}), got {type(message).__name__}")
+    if nesting(message, MAX_NESTING) > MAX_NESTING:
+        raise ProtocolViolation(f"the {kind} message nests lists and objects deeper than {MAX_NESTING} levels; flatten it")
     errors = schema_errors(f"protocol/{kind}.json", message)
     if errors:
         raise ProtocolViolation(f"invalid {kind} message: {'; '.join(errors[:5])}")
     return message
+
+
+def nesting(value: object, limit: int) -> int:
+    """How deep lists and objects nest in `value`, counted without recursion; stops once past `limit`."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if not isinstance(item, (list, dict)):
+            continue
+        deepest = max(deepest, level)
+        if deepest > limit:
+            break
+        pending.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
