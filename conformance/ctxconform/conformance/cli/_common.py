@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 from importlib.metadata import PackageNotFoundError, version
@@ -10,12 +11,17 @@ from pathlib import Path
 from typing import Final
 
 from ctxconform.conformance.exceptions import ConfigurationError
+from ctxconform.conformance.run._request import MAX_RESTARTS, MAX_TIMEOUT_S
 
 __all__ = [
     "EXIT_CONFORMANT",
     "EXIT_NOT_CONFORMANT",
     "EXIT_UNAVAILABLE",
     "EXIT_USAGE",
+    "MAX_RESTARTS",
+    "MAX_TIMEOUT_S",
+    "check_count",
+    "check_seconds",
     "kit_version",
     "profile_of",
     "report_dir",
@@ -26,6 +32,22 @@ EXIT_CONFORMANT: Final = 0
 EXIT_NOT_CONFORMANT: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_UNAVAILABLE: Final = 3
+
+
+def check_seconds(flag: str, value: float) -> float:
+    """Return `value`; raise ConfigurationError unless it is a finite number of seconds above 0, at most an hour."""
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
+        raise ConfigurationError(
+            f"{flag} must be a positive number of seconds, at most {MAX_TIMEOUT_S:g} (got {value!r}); e.g. {flag} 10"
+        )
+    return value
+
+
+def check_count(flag: str, value: int, low: int, high: int) -> int:
+    """Return `value`; raise ConfigurationError unless `low <= value <= high`."""
+    if not low <= value <= high:
+        raise ConfigurationError(f"{flag} must be a whole number from {low} to {high} (got {value})")
+    return value
 
 
 def report_dir(path: Path) -> Path:

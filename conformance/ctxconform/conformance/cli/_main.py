@@ -10,6 +10,7 @@ from typing import Final
 from ctxconform.conformance.cli import _mutants, _run, _specdiff, _specs
 from ctxconform.conformance.cli._common import EXIT_USAGE, kit_version
 from ctxconform.conformance.exceptions import ConfigurationError
+from ctxconform.conformance.report._text import visible
 
 __all__ = ["main"]
 
@@ -23,7 +24,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(options.command(options))
     except ConfigurationError as error:
-        print(f"ctxconform: error: {error.message}", file=sys.stderr)
+        # One line, control characters shown: the message may quote an implementation or its log.
+        print(f"ctxconform: error: {visible(error.message)}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (`ctxconform specs | head`): nothing more to say, and nobody to say it to.

@@ -9,11 +9,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from ctxconform.conformance.cli._common import (
     EXIT_CONFORMANT,
     EXIT_NOT_CONFORMANT,
+    check_count,
+    check_seconds,
     profile_of,
     report_dir,
     seed_of,
@@ -24,6 +26,9 @@ from ctxconform.conformance.run._mutation import MutantOutcome, MutationOptions,
 from ctxconform.conformance.run._profiles import PROFILES
 
 __all__ = ["add_parser"]
+
+# More workers than this only thrash: each is a pytest process with a suite loaded.
+_MAX_JOBS: Final = 256
 
 
 def add_parser(commands: Any) -> None:
@@ -47,8 +52,8 @@ def add_parser(commands: Any) -> None:
 
 
 def _mutants(options: argparse.Namespace) -> int:
-    if options.jobs < 1 or options.timeout <= 0:
-        raise ConfigurationError("--jobs must be at least 1 and --timeout a positive number of seconds")
+    check_count("--jobs", options.jobs, 1, _MAX_JOBS)
+    check_seconds("--timeout", options.timeout)
     names, complete = _chosen_mutants(options)
     folder = report_dir(options.report_dir)
     seed, profile = seed_of(options), profile_of(options)

@@ -10,10 +10,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from _pytest.mark.expression import Expression
+
 from ctxconform.conformance.cli._common import (
     EXIT_CONFORMANT,
     EXIT_NOT_CONFORMANT,
     EXIT_UNAVAILABLE,
+    MAX_RESTARTS,
+    check_count,
+    check_seconds,
     kit_version,
     profile_of,
     report_dir,
@@ -28,6 +33,7 @@ from ctxconform.conformance.judge._verdicts import BAD
 from ctxconform.conformance.report._files import write_reports
 from ctxconform.conformance.report._model import ImplementationReport, Report, implementation_report
 from ctxconform.conformance.report._policy import BaselinePolicy
+from ctxconform.conformance.report._text import NAME_CHARS, visible
 from ctxconform.conformance.run._profiles import PROFILES
 from ctxconform.conformance.run._runner import RunOptions, run_suite
 from ctxconform.conformance.transports._adapters import Adapter, parse_adapter
@@ -84,9 +90,11 @@ def add_parser(commands: Any) -> None:
 def _run(options: argparse.Namespace) -> int:
     chosen_specs = tuple(resolve_specs(options.spec))
     adapters = [parse_adapter(text) for text in options.adapter or ["reference"]]
-    if options.timeout <= 0 or options.max_restarts < 0:
-        raise ConfigurationError("--timeout must be a positive number of seconds and --max-restarts at least 0")
+    check_seconds("--timeout", options.timeout)
+    check_count("--max-restarts", options.max_restarts, 0, MAX_RESTARTS)
     baselining = _baselining(options, adapters)
+    _check_test_ids(options.test)
+    _check_keyword(options.keyword)
     folder = report_dir(options.report_dir)
     seed, profile = seed_of(options), profile_of(options)
     started, clock = datetime.now(UTC), time.monotonic()
@@ -140,15 +148,39 @@ def _known_requirements(ids: list[str]) -> list[str]:
     return ids
 
 
+def _check_test_ids(ids: list[str]) -> None:
+    for test in ids:
+        path, _, name = test.partition("::")
+        if not (path.endswith(".py") and name and name.count("[") == name.count("]")) or not test.isprintable():
+            raise ConfigurationError(
+                f"--test {visible(test, NAME_CHARS)}: give a test id as a report's replay does, e.g."
+                " --test shared_context/test_examples.py::test_write_example_returns_key_version_and_metadata"
+            )
+
+
+def _check_keyword(expression: str | None) -> None:
+    if expression is None:
+        return
+    try:
+        Expression.compile(expression)
+    except (SyntaxError, ValueError) as error:  # pytest 9 raises SyntaxError for a bad -k expression
+        reason = error.msg if isinstance(error, SyntaxError) else str(error)
+        raise ConfigurationError(
+            f"--keyword {visible(expression, NAME_CHARS)}: {reason}; write a pytest -k expression,"
+            " e.g. --keyword 'version and not delete'"
+        ) from None
+
+
 def _run_one(adapter: Adapter, options: RunOptions, index: int, baselining: BaselinePolicy) -> ImplementationReport:
     if options.progress:
-        print(f"{adapter.text}: {', '.join(s.id for s in options.specs)}", file=sys.stderr)
+        print(f"{visible(adapter.text)}: {', '.join(s.id for s in options.specs)}", file=sys.stderr)
     run = run_suite(adapter, options, index)
     lines = run.lines
-    if not any(line.event in ("test", "unavailable", "configuration") for line in lines):
-        tail = run.log.read_text(encoding="utf-8", errors="replace")[-1500:]
-        problem = ProblemLine(event="configuration", message=f"the suite ran no test (pytest exit {run.exit_code}):\n{tail}")
-        lines = [*lines, problem]
+    problem = next((line for line in lines if isinstance(line, ProblemLine) and line.event == "configuration"), None)
+    if problem is not None:
+        raise ConfigurationError(f"{adapter.text}: {problem.message}")
+    if not any(line.event in ("test", "unavailable") for line in lines):
+        raise ConfigurationError(_no_test(run.log, run.exit_code))
     registries = [spec.registry for spec in options.specs]
     baseline = baselining.for_run(adapter.text, lines, run.exit_code)
     return implementation_report(
@@ -162,22 +194,30 @@ def _run_one(adapter: Adapter, options: RunOptions, index: int, baselining: Base
     )
 
 
+def _no_test(log: Path, exit_code: int) -> str:
+    """Why the suite ran no test, in one line: pytest's own error when it gave one."""
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    error = next((line for line in text.splitlines() if line.startswith(("ERROR:", "E "))), "")
+    reason = error.removeprefix("E ").strip() or "no test matches the selection"
+    return f"the suite ran no test (pytest exit {exit_code}): {reason}; check --test, --keyword, --requirement and --spec"
+
+
 def _print_table(report: Report, written: list[Path]) -> None:
     print(f"\n{'implementation':<34} {'status':<15} {'tests':>5} {'pass':>5} {'fail':>5} {'skip':>5} {'other':>5}")
     for imp in report.implementations:
         counts = imp.counts
         total, passed, failed, skipped = sum(counts.values()), counts.get("PASS", 0), counts.get("FAIL", 0), counts.get("SKIP", 0)
-        name = f"{imp.name or imp.adapter} {imp.version or ''}".strip()[:34]
+        name = visible(f"{imp.name or imp.adapter} {imp.version or ''}".strip(), NAME_CHARS)[:34]
         print(
             f"{name:<34} {imp.status:<15} {total:>5} {passed:>5} {failed:>5} {skipped:>5} {total - passed - failed - skipped:>5}"
         )
         if imp.message:
-            print(f"  {imp.message.strip().splitlines()[0]}")
+            print(f"  {visible((imp.message.strip().splitlines() or [''])[0])}")
         for requirement in [r for r in imp.requirements if r.verdict in BAD][:10]:
             print(f"  {requirement.verdict:<8} {requirement.level:<6} {requirement.id}")
         first = next((t for t in imp.tests if t.replay), None)
         if first is not None:
-            print(f"  first failure: {first.name}\n  replay: {first.replay}")
+            print(f"  first failure: {visible(first.name)}\n  replay: {visible(first.replay)}")
     print(f"\nreports in {written[0].parent}: {', '.join(path.name for path in written)}")
 
 

@@ -113,10 +113,11 @@ def parse_line(record: object) -> ResultLine:
 
 def write_line(path: Path, line: BaseModel) -> None:
     """Append one result line."""
-    with path.open("a", encoding="utf-8") as out:
-        # errors="replace" on the way out: a lone surrogate an implementation sent must not stop the line.
-        text = line.model_dump_json()
-        out.write(text.encode("utf-8", "replace").decode("utf-8") + "\n")
+    # ASCII JSON: a lone surrogate an implementation sent ("impl\\ud800" is legal JSON) is written as its escape and
+    # read back as itself, where UTF-8 (and so model_dump_json) cannot carry it at all.
+    text = json.dumps(line.model_dump(mode="json"), ensure_ascii=True)
+    with path.open("a", encoding="ascii") as out:
+        out.write(text + "\n")
 
 
 def read_lines(path: Path) -> list[ResultLine]:

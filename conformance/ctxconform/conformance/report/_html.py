@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from ctxconform.conformance.judge._verdicts import BAD, VERDICTS
 from ctxconform.conformance.report._model import ImplementationReport, Report, RequirementResult, TestResult
+from ctxconform.conformance.report._text import visible_lines
 
 __all__ = ["render_html"]
 
@@ -214,7 +215,8 @@ def _well_formed(text: str) -> str:
 
 
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    # NUL, escapes and other controls an implementation sent are shown, not passed on to whatever reads the page.
+    return html.escape(visible_lines(str(value)), quote=True)
 
 
 def _tag(name: str, content: str, attrs: Mapping[str, object] | None = None) -> str:

@@ -1,9 +1,14 @@
-"""A Markdown summary of a report, short enough for a CI job summary."""
+"""A Markdown summary of a report, short enough for a CI job summary.
+
+CI appends this file to the job summary, which renders Markdown and HTML: every string the kit did not write itself
+(names, versions, messages, adapters, baseline entries) goes through `markdown()` and renders as itself.
+"""
 
 from __future__ import annotations
 
 from ctxconform.conformance.judge._verdicts import BAD
-from ctxconform.conformance.report._model import ImplementationReport, Report
+from ctxconform.conformance.report._model import ImplementationReport, Report, RunEvent
+from ctxconform.conformance.report._text import NAME_CHARS, markdown
 
 __all__ = ["render_markdown"]
 
@@ -33,8 +38,8 @@ def render_markdown(report: Report) -> str:
         total = sum(imp.counts.values())
         passed, failed = imp.counts.get("PASS", 0), imp.counts.get("FAIL", 0)
         other = total - passed - failed - imp.counts.get("SKIP", 0)
-        name = f"{imp.name or '?'} {imp.version or ''}"
-        lines.append(f"| {name} | `{imp.adapter}` | {imp.status} | {total} | {passed} | {failed} | {other} |")
+        name = f"{_name(imp.name or '?')} {_name(imp.version or '')}"
+        lines.append(f"| {name} | {_name(imp.adapter)} | {imp.status} | {total} | {passed} | {failed} | {other} |")
     if len(report.implementations) > 1:
         lines += _comparison(report.implementations)
     for imp in report.implementations:
@@ -43,7 +48,7 @@ def render_markdown(report: Report) -> str:
 
 
 def _comparison(imps: list[ImplementationReport]) -> list[str]:
-    names = [f"{imp.name or imp.adapter} ({index + 1})" for index, imp in enumerate(imps)]
+    names = [f"{_name(imp.name or imp.adapter)} ({index + 1})" for index, imp in enumerate(imps)]
     lines = ["", "## Side by side", "", "Requirements passed, per spec:", ""]
     lines += [f"| spec | {' | '.join(names)} |", f"|---|{'---:|' * len(imps)}"]
     for position, spec in enumerate(imps[0].specs):
@@ -61,9 +66,9 @@ def _comparison(imps: list[ImplementationReport]) -> list[str]:
 
 
 def _implementation(imp: ImplementationReport) -> list[str]:
-    lines = ["", f"## {imp.name or imp.adapter}", ""]
+    lines = ["", f"## {_name(imp.name or imp.adapter)}", ""]
     if imp.message:
-        lines += [f"> {imp.message}", ""]
+        lines += [f"> {markdown(imp.message)}", ""]
     lines += [
         "| spec | version | declared | requirements | pass | fail | skip | untested |",
         "|---|---|---|---:|---:|---:|---:|---:|",
@@ -72,21 +77,30 @@ def _implementation(imp: ImplementationReport) -> list[str]:
         c = spec.counts
         failing = sum(n for v, n in c.items() if v in BAD)
         lines.append(
-            f"| {spec.spec} | {spec.version} | {spec.declared_version or 'not implemented'} | {spec.requirements}"
+            f"| {spec.spec} | {spec.version} | {_name(spec.declared_version or 'not implemented')} | {spec.requirements}"
             f" | {c.get('PASS', 0)} | {failing} | {c.get('SKIP', 0)} | {c.get('UNTESTED', 0)} |"
         )
     broken = [r for r in imp.requirements if r.verdict in BAD]
     if broken:
         lines += ["", "| requirement | level | verdict | quote |", "|---|---|---|---|"]
         for r in broken[:_SHOWN]:
-            quote = r.quote.replace("|", "\\|").replace("\n", " ")[:120]
+            quote = markdown(r.quote, 120)
             lines.append(f"| `{r.id}` | {r.level} | {r.verdict} | {quote} |")
         if len(broken) > _SHOWN:
             lines.append(f"| … {len(broken) - _SHOWN} more in report.json | | | |")
     if imp.stale_baseline:
         lines += ["", "Stale baseline entries (they pass now: remove them):", ""]
-        lines += [f"- {entry}" for entry in imp.stale_baseline]
+        lines += [f"- {markdown(entry)}" for entry in imp.stale_baseline]
     if imp.events:
         lines += ["", "What happened to the implementation:", ""]
-        lines += [f"- {e.at_s:.1f} s, {e.kind}{f' at `{e.test}`' if e.test else ''}: {e.message}" for e in imp.events]
+        lines += [_event(e) for e in imp.events]
     return lines
+
+
+def _event(event: RunEvent) -> str:
+    where = f" at {markdown(event.test)}" if event.test else ""
+    return f"- {event.at_s:.1f} s, {event.kind}{where}: {markdown(event.message)}"
+
+
+def _name(text: str) -> str:
+    return markdown(text, NAME_CHARS)

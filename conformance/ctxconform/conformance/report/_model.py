@@ -14,6 +14,7 @@ from ctxconform.conformance.judge._results import Charge, EventKind, EventLine, 
 from ctxconform.conformance.judge._verdicts import BAD, Verdict, worst
 from ctxconform.conformance.report._baseline import Baseline, apply_baseline, stale_entries
 from ctxconform.conformance.report._tests import TestResult, tests_in
+from ctxconform.conformance.report._text import NAME_CHARS, bounded
 
 __all__ = [
     "REPORT_SCHEMA_ID",
@@ -150,9 +151,9 @@ def implementation_report(
     bad = bool(stale) or any(test.verdict in BAD for test in tests)
     return ImplementationReport(
         adapter=adapter,
-        name=info.get("name"),
-        version=info.get("version"),
-        language=info.get("language"),
+        name=_identity(info.get("name")),
+        version=_identity(info.get("version")),
+        language=_identity(info.get("language")),
         status=_status(failure.event if failure else None, bad, tests, partial=partial),
         message=failure.message if failure else "",
         stale_baseline=[e.describe() for e in stale],
@@ -163,6 +164,11 @@ def implementation_report(
         tests=tests,
         requirements=requirements,
     )
+
+
+def _identity(value: object) -> str | None:
+    """A name, version or language as the implementation sent it, bounded; None when it sent no string."""
+    return bounded(value, NAME_CHARS) if isinstance(value, str) else None
 
 
 def _event(line: EventLine) -> RunEvent:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import math
 import os
 import sys
 from dataclasses import dataclass
@@ -13,11 +15,30 @@ import pytest
 from ctxconform.conformance.judge._registry import LEVELS, Level
 from ctxconform.conformance.judge._specs import Spec, suite_root
 
-__all__ = ["SuiteRequest", "add_options"]
+__all__ = ["MAX_RESTARTS", "MAX_TIMEOUT_S", "SuiteRequest", "add_options", "restarts_option", "seconds_option"]
 
 _GROUP: Final = "ctxconform"
 DEFAULT_TIMEOUT: Final = 10.0
 DEFAULT_RESTARTS: Final = 5
+# Beyond these a run is stuck, not patient; a larger timeout also overflows the waits of threads and processes.
+MAX_TIMEOUT_S: Final = 3600.0
+MAX_RESTARTS: Final = 1000
+
+
+def seconds_option(text: str) -> float:
+    """A call timeout from the command line: a finite number of seconds above 0, at most MAX_TIMEOUT_S."""
+    value = float(text)
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
+        raise argparse.ArgumentTypeError(f"give a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}, not {text!r}")
+    return value
+
+
+def restarts_option(text: str) -> int:
+    """A restart budget from the command line: a whole number from 0 to MAX_RESTARTS."""
+    value = int(text)
+    if not 0 <= value <= MAX_RESTARTS:
+        raise argparse.ArgumentTypeError(f"give a whole number from 0 to {MAX_RESTARTS}, not {text!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -96,9 +117,12 @@ def add_options(parser: pytest.Parser) -> None:
         "--ctxconform-level", default="MAY", choices=LEVELS, help="run tests of requirements at this level or stronger"
     )
     group.addoption("--ctxconform-results", default=None, help="write one JSON line per test result to this file")
-    group.addoption("--ctxconform-timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds each call may take")
+    group.addoption("--ctxconform-timeout", type=seconds_option, default=DEFAULT_TIMEOUT, help="seconds each call may take")
     group.addoption(
-        "--ctxconform-max-restarts", type=int, default=DEFAULT_RESTARTS, help="how often a broken implementation is restarted"
+        "--ctxconform-max-restarts",
+        type=restarts_option,
+        default=DEFAULT_RESTARTS,
+        help="how often a broken implementation is restarted",
     )
     group.addoption("--ctxconform-progress", action="store_true", help="print a compact progress line on stderr")
     group.addoption("--ctxconform-collect", default=None, help="write each collected test's requirement ids to this file")
