@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import socket
 import statistics
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ from ctxconform.reference.shared_context import MAX_STORE_TOKENS
 from helpers import wait_for_lines
 from http_load import Target, acknowledged_writes, filling_writes, timed_writes
 from redis_server import RedisServer, redis_server, start_redis
-from test_http_transport import SECRET, new_session, start_server, stop_server
+from test_http_transport import SECRET, Server, new_session, start_server, stop_server
 
 __all__ = ["redis_server"]  # the fixture, imported so pytest finds it here
 
@@ -104,3 +105,69 @@ def test_a_dead_redis_is_a_503_error_reply_not_a_hang(tmp_path: Path) -> None:
     assert status == 503, reply
     assert "redis" in reply["errored"]["message"].lower()
     assert elapsed < 5
+
+
+def held_open(server: Server, first: bytes = b"") -> socket.socket:
+    """A client connection that sent `first` and then nothing more."""
+    client = socket.create_connection((server.host, server.port), timeout=10)
+    if first:
+        client.sendall(first)
+    return client
+
+
+def dropped_within(client: socket.socket, seconds: float, trickle: bytes = b"") -> bool:
+    """Whether the server closes `client` within `seconds`, while the client sends `trickle` every 0.1 s."""
+    deadline = time.monotonic() + seconds
+    client.settimeout(0.1)
+    while time.monotonic() < deadline:
+        try:
+            if trickle:
+                client.sendall(trickle)
+            data = client.recv(65536)
+        except TimeoutError:
+            continue
+        except OSError:
+            return True
+        if not data:
+            return True
+    return False
+
+
+@pytest.mark.parametrize(
+    ("first", "trickle"),
+    [
+        (b"", b""),  # an idle connection that never sends a request
+        (b"POST /create_session HTTP/1.1\r\nHost: x\r\n", b"X-Slow: 1\r\n"),  # headers that never end
+        (b"POST /create_session HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n", b"{"),  # a body that never ends
+    ],
+)
+def test_a_slow_or_idle_connection_is_dropped_within_the_timeout(tmp_path: Path, first: bytes, trickle: bytes) -> None:
+    """Slowloris: a connection trickling bytes is closed within the request timeout, and the server writes no traceback."""
+    log = tmp_path / "stderr.log"
+    with log.open("wb") as stderr:
+        server = start_server(tmp_path, "--request-timeout", "1", "--idle-timeout", "1", stderr=stderr)
+        try:
+            client = held_open(server, first)
+            with client:
+                assert dropped_within(client, 4, trickle)
+            assert server.request("GET", "/", None, None)[0] == 200
+        finally:
+            stop_server(server)
+    assert "Traceback" not in log.read_text(encoding="utf-8", errors="replace")
+
+
+def test_connections_beyond_the_limit_are_refused_and_the_server_still_answers(tmp_path: Path) -> None:
+    """With the limit held by idle clients, another connection gets a 503 at once; freed slots serve again."""
+    server = start_server(tmp_path, "--max-connections", "4", "--idle-timeout", "30")
+    try:
+        holders = [held_open(server) for _ in range(4)]
+        time.sleep(0.3)
+        with held_open(server, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n") as extra:
+            extra.settimeout(5)
+            assert extra.recv(65536).startswith(b"HTTP/1.1 503")
+        for holder in holders:
+            holder.close()
+        time.sleep(0.3)
+        assert server.request("GET", "/", None, None)[0] == 200
+    finally:
+        stop_server(server)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxconform.reference.exceptions import SpecError
-from ctxconform.reference.read_context import LineCounter, ReadContext, summarize_notes
+from ctxconform.reference.read_context import LineCounter, ReadContext, parse_brief, split_lines, summarize_notes
+from ctxconform.reference.read_context._notes import MAX_NOTES_SUMMARY_BYTES
+from ctxconform.reference.read_context._text import MAX_TEXT_BYTES
 
 CHUNKS = st.lists(st.text(st.sampled_from("ab\n\r\u00e9"), max_size=30), min_size=1, max_size=8)
 
@@ -99,3 +102,62 @@ def test_notes_whose_last_lines_are_huge_are_still_summarized(tmp_path: Path) ->
     assert notes["truncated"] is True
     assert notes["summary"].endswith(long_line)
     assert "[10 lines elided]" in notes["summary"]
+
+
+def line_by_line_brief(raw: str) -> dict[str, object]:
+    """The brief as the line-based definition reads it: declaration lines name tastes, the rest is the intent."""
+    declaration = re.compile(r"^\s*tastes\s*:(?P<rest>.*)$", re.IGNORECASE)
+    tastes: list[str] = []
+    kept = []
+    for line in split_lines(raw):
+        match = declaration.match(line)
+        if match is None:
+            kept.append(line)
+            continue
+        listed = match["rest"].strip()
+        listed = listed[1:-1] if listed.startswith("[") and listed.endswith("]") else listed
+        names = (item.strip().strip("\"'`").strip() for item in listed.split(","))
+        tastes.extend(name for name in names if name and name not in tastes)
+    return {"raw": raw, "intent": "\n".join(kept).strip(), "tastes": tastes}
+
+
+BRIEF_PIECES = ["a", " ", "\t", "\r", "\n", "\x0b", "Tastes:", "tastes :", "[b, 'c']", ",", "\u2028"]
+
+
+@settings(max_examples=300)
+@given(raw=st.lists(st.sampled_from(BRIEF_PIECES)).map("".join))
+def test_the_brief_is_parsed_as_the_line_based_definition_says(raw: str) -> None:
+    """The whole-text parse (no list of lines, so memory stays bounded) agrees with the line-by-line reading."""
+    assert parse_brief(raw) == line_by_line_brief(raw)
+
+
+def test_a_brief_over_the_memory_cap_reads_as_empty(tmp_path: Path) -> None:
+    """A brief over MAX_TEXT_BYTES (which bounds the reply's memory, not only the file) reads as the empty brief."""
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "brief.md").write_bytes(b"\x00" * (16 * 1024 * 1024 + 1))
+    assert MAX_TEXT_BYTES <= 16 * 1024 * 1024
+    assert ReadContext(tmp_path, tmp_path / "tastes").read_context("img")["brief"] == {"raw": "", "intent": "", "tastes": []}
+
+
+def test_many_large_genres_share_one_budget(tmp_path: Path) -> None:
+    """Declared genres together hold at most MAX_TEXT_BYTES, however many the brief declares."""
+    (tmp_path / "img").mkdir()
+    (tmp_path / "tastes").mkdir()
+    names = [f"g{n}" for n in range(5)]
+    for name in names:
+        (tmp_path / "tastes" / f"{name}.md").write_text(name + "x" * (MAX_TEXT_BYTES // 4 - len(name)))
+    (tmp_path / "img" / "brief.md").write_text("Tastes: " + ", ".join(names) + "\n")
+    genres = ReadContext(tmp_path, tmp_path / "tastes").read_context("img")["tastes"]["genres"]
+    assert sum(len(text) for text in genres.values()) <= MAX_TEXT_BYTES
+    assert list(genres) == names[:4]
+
+
+@pytest.mark.parametrize("where", ["head", "tail"])
+def test_notes_whose_summary_would_exceed_the_memory_cap_read_as_unreadable(tmp_path: Path, where: str) -> None:
+    """A summary line too long to hold within MAX_NOTES_SUMMARY_BYTES gives the empty struct, not a huge reply."""
+    reference = service(tmp_path)
+    (tmp_path / "ws" / "img").mkdir()
+    lines = ["short\n"] * 50
+    lines[0 if where == "head" else -1] = "x" * (MAX_NOTES_SUMMARY_BYTES + 1) + "\n"
+    (tmp_path / "ws" / "img" / "notes.md").write_text("".join(lines), encoding="utf-8")
+    assert reference.read_context("img")["notes"] == {"summary": "", "truncated": False}

@@ -12,15 +12,22 @@ import hashlib
 import hmac
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 __all__ = ["Tokens", "load_tokens", "mint_token"]
 
+# Unpadded base64url: a length of 4n+1 never encodes whole bytes.
+_NAME: Final = re.compile(r"(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?")
+
 
 def mint_token(secret: bytes, participant: str) -> str:
-    """Return the signed token naming `participant` under `secret`."""
+    """Return the signed token naming `participant` under `secret`; raise ValueError for the empty participant."""
+    if not participant:
+        raise ValueError("a token must name a participant: give a non-empty participant name")
     name = base64.urlsafe_b64encode(participant.encode()).rstrip(b"=").decode()
     return f"{name}.{hmac.new(secret, participant.encode(), hashlib.sha256).hexdigest()}"
 
@@ -42,14 +49,24 @@ class Tokens:
 
 def _signed_participant(secret: bytes, token: str) -> str | None:
     name, dot, signature = token.partition(".")
-    if not dot:
-        return None
-    try:
-        participant = base64.urlsafe_b64decode(name + "=" * (-len(name) % 4)).decode()
-    except (binascii.Error, ValueError):
+    participant = _participant_of(name) if dot else None
+    if participant is None:
         return None
     expected = hmac.new(secret, participant.encode(), hashlib.sha256).hexdigest()
     return participant if hmac.compare_digest(expected.encode(), signature.encode()) else None
+
+
+def _participant_of(name: str) -> str | None:
+    """The participant a name part encodes, only when it is the one canonical encoding of a non-empty name."""
+    if not name or not _NAME.fullmatch(name):
+        return None
+    try:
+        participant = base64.urlsafe_b64decode(name + "=" * (-len(name) % 4)).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    # Non-zero spare bits in the last character decode to the same bytes: only the re-encoding is accepted.
+    canonical = base64.urlsafe_b64encode(participant.encode()).rstrip(b"=").decode()
+    return participant if hmac.compare_digest(canonical, name) else None
 
 
 def load_tokens(path: str | None) -> Tokens:

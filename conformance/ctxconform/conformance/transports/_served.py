@@ -17,6 +17,7 @@ from collections import deque
 from typing import IO, Any, Final
 
 from ctxconform.conformance.exceptions import ImplementationCrashed, ImplementationTimeout, ImplementationUnavailable
+from ctxconform.conformance.transports import _reaper
 from ctxconform.conformance.transports._stdio import terminate_group
 from ctxconform.conformance.transports._transport import command_for, start_environment
 
@@ -46,7 +47,12 @@ class ServedChild:
         """Start `command` in a process group of its own; raise ImplementationUnavailable when it cannot run."""
         try:
             self._process = subprocess.Popen(  # noqa: S603 - the user names the command on purpose
-                command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
+                _reaper.wrap(command, env),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                start_new_session=True,
             )
         except OSError as error:
             raise ImplementationUnavailable(" ".join(command), f"{error.strerror or error}; check the command") from error

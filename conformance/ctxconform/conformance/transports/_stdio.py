@@ -17,9 +17,10 @@ from ctxconform.conformance.exceptions import (
     ImplementationUnavailable,
     ProtocolViolation,
 )
+from ctxconform.conformance.transports import _reaper
 from ctxconform.conformance.transports._lines import OVERSIZED, TIMED_OUT, LineReader
 
-__all__ = ["MAX_LINE_BYTES", "StdioTransport", "terminate_group"]
+__all__ = ["MAX_LINE_BYTES", "StdioTransport", "decode_line", "terminate_group"]
 
 MAX_LINE_BYTES: Final = 64 * 1024 * 1024
 _STDERR_TAIL: Final = 64 * 1024
@@ -39,7 +40,7 @@ class StdioTransport:
         """Start the child process in its own process group."""
         try:
             self._process = subprocess.Popen(  # noqa: S603 - the user names the command on purpose
-                self.command,
+                _reaper.wrap(self.command, self._env),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -62,13 +63,13 @@ class StdioTransport:
         if line is TIMED_OUT:
             raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail())
         if line is OVERSIZED:
-            raise ProtocolViolation(f"a line longer than {MAX_LINE_BYTES} bytes")
+            raise ProtocolViolation(
+                f"the implementation wrote a line longer than {MAX_LINE_BYTES} bytes ({MAX_LINE_BYTES >> 20} MiB), "
+                "the most one message may take; answer with less"
+            )
         if not line:
             raise ImplementationCrashed(self._exit_description(), detail=self.stderr_tail())
-        try:
-            return json.loads(line)
-        except ValueError as error:
-            raise ProtocolViolation(f"not a JSON line: {line[:200]!r}") from error
+        return decode_line(line)
 
     def close(self, timeout: float) -> None:
         """Wait for the child to exit, then terminate and kill its whole process group."""
@@ -122,12 +123,23 @@ class StdioTransport:
                 size -= len(self._stderr.popleft())
 
 
+def decode_line(line: bytes) -> object:
+    """The JSON value of one line; ProtocolViolation when it is not JSON or nests too deep to decode."""
+    try:
+        return json.loads(line)
+    except RecursionError as error:
+        raise ProtocolViolation("a line nests lists and objects too deep to decode; flatten it") from error
+    except ValueError as error:
+        raise ProtocolViolation(f"not a JSON line: {line[:200]!r}") from error
+
+
 def terminate_group(process: subprocess.Popen[bytes], timeout: float) -> None:
     """SIGTERM a child's process group, SIGKILL it if the child lingers past `timeout`, and kill what it left behind."""
     _kill_group(process, signal.SIGTERM)
     try:
         process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
+        _reaper.kill_tree(process.pid)  # before the group: the supervisor holds descendants that left it
         _kill_group(process, signal.SIGKILL)
         process.wait()
     _kill_group(process, signal.SIGKILL)

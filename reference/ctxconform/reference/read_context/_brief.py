@@ -5,25 +5,22 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from ctxconform.reference.read_context._text import split_lines
-
 __all__ = ["parse_brief"]
 
-_DECLARATION: Final = re.compile(r"^\s*tastes\s*:(?P<rest>.*)$", re.IGNORECASE)
+# Whole-text patterns, not a list of lines: a brief of many short lines would cost ~50 bytes per line as objects.
+# [^\S\n] is \s within one line; a declaration line is removed with its line break.
+_DECLARATION: Final = re.compile(r"^[^\S\n]*tastes[^\S\n]*:(?P<rest>[^\n]*)$", re.IGNORECASE | re.MULTILINE)
+_DECLARATION_LINE: Final = re.compile(r"^[^\S\n]*tastes[^\S\n]*:[^\n]*(?:\n|\Z)", re.IGNORECASE | re.MULTILINE)
 _QUOTES: Final = "\"'`"
 
 
 def parse_brief(raw: str) -> dict[str, Any]:
     """Return {raw, intent, tastes} for a brief's text."""
     tastes: list[str] = []
-    kept: list[str] = []
-    for line in split_lines(raw):
-        match = _DECLARATION.match(line)
-        if match is None:
-            kept.append(line)
-        else:
-            tastes.extend(name for name in _names(match["rest"]) if name not in tastes)
-    return {"raw": raw, "intent": "\n".join(kept).strip(), "tastes": tastes}
+    for match in _DECLARATION.finditer(raw):
+        tastes.extend(name for name in _names(match["rest"]) if name not in tastes)
+    intent = _DECLARATION_LINE.sub("", raw).replace("\r\n", "\n").strip()
+    return {"raw": raw, "intent": intent, "tastes": tastes}
 
 
 def _names(rest: str) -> list[str]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from pathlib import Path
 from typing import Any, Final
 
+from ctxconform.reference.read_context._files import open_regular
 from ctxconform.reference.read_context._tail import lines_from_end
 
 __all__ = ["GAP_DEFAULTS", "RECENT", "gap", "json_object", "last_objects", "log_entry"]
@@ -34,11 +34,12 @@ _SATISFACTION: Final = (-1, 0, 1)
 
 def last_objects(path: Path, count: int = RECENT) -> list[dict[str, Any]]:
     """Return up to `count` JSON objects from the end of a JSON-lines file, newest first; [] when unreadable."""
+    handle = open_regular(path)
+    if handle is None:
+        return []
     try:
-        with path.open("rb") as handle:
+        with handle:
             info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                return []
             found: list[dict[str, Any]] = []
             for line in lines_from_end(handle, info.st_size):
                 record = json_object(line)

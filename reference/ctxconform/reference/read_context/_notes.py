@@ -11,20 +11,31 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 import threading
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
+from ctxconform.reference.read_context._files import open_regular
 from ctxconform.reference.read_context._tail import lines_from_end
+from ctxconform.reference.read_context._text import MAX_TEXT_BYTES
 
-__all__ = ["NOTES_HEAD_LINES", "NOTES_TAIL_LINES", "NOTES_TRUNCATION_THRESHOLD", "LineCounter", "summarize_notes"]
+__all__ = [
+    "MAX_NOTES_SUMMARY_BYTES",
+    "NOTES_HEAD_LINES",
+    "NOTES_TAIL_LINES",
+    "NOTES_TRUNCATION_THRESHOLD",
+    "LineCounter",
+    "summarize_notes",
+]
 
 NOTES_HEAD_LINES: Final = 10
 NOTES_TAIL_LINES: Final = 30
 NOTES_TRUNCATION_THRESHOLD: Final = NOTES_HEAD_LINES + NOTES_TAIL_LINES
+# The head, and the tail, each read at most this much: the summary holds its lines whole (the suite writes 30 lines
+# of a megabyte), and a notes file whose summary would be larger reads as unreadable, so memory stays bounded.
+MAX_NOTES_SUMMARY_BYTES: Final = 4 * MAX_TEXT_BYTES
 _CHUNK: Final = 1024 * 1024
 _PROBE: Final = 4096
 _EMPTY: Final = {"summary": "", "truncated": False}
@@ -60,36 +71,44 @@ class LineCounter:
 
 def summarize_notes(path: Path, counter: LineCounter) -> dict[str, Any]:
     """Return {summary, truncated} for a notes file; the empty struct when it is missing or unreadable."""
+    handle = open_regular(path)
+    if handle is None:
+        return dict(_EMPTY)
     try:
-        with path.open("rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                return dict(_EMPTY)
-            return _summary(handle, info, counter)
+        with handle:
+            return _summary(handle, os.fstat(handle.fileno()), counter)
     except (OSError, UnicodeDecodeError):
         return dict(_EMPTY)
 
 
 def _summary(handle: BinaryIO, info: os.stat_result, counter: LineCounter) -> dict[str, Any]:
     head = _head(handle, NOTES_TRUNCATION_THRESHOLD + 1)
+    if head is None:
+        return dict(_EMPTY)
     if len(head) <= NOTES_TRUNCATION_THRESHOLD:
         handle.seek(0)
         return {"summary": handle.read().decode("utf-8"), "truncated": False}
     total = counter.count(handle, info)
-    # No scan bound: the summary must hold the last 30 lines however long they are.
-    tail = list(islice(lines_from_end(handle, _content_end(handle, info.st_size), max_scan=None), NOTES_TAIL_LINES))
+    end = _content_end(handle, info.st_size)
+    tail = list(islice(lines_from_end(handle, end, max_scan=MAX_NOTES_SUMMARY_BYTES), NOTES_TAIL_LINES))
+    if len(tail) < NOTES_TAIL_LINES:  # the last 30 lines are longer than the bound
+        return dict(_EMPTY)
     marker = f"\n\n... [{total - NOTES_TRUNCATION_THRESHOLD} lines elided] ...\n\n"
     first = "\n".join(line.decode("utf-8") for line in head[:NOTES_HEAD_LINES])
     last = "\n".join(line.decode("utf-8") for line in reversed(tail))
     return {"summary": first + marker + last, "truncated": True}
 
 
-def _head(handle: BinaryIO, wanted: int) -> list[bytes]:
-    """The first `wanted` lines (fewer when the file has fewer)."""
+def _head(handle: BinaryIO, wanted: int) -> list[bytes] | None:
+    """The first `wanted` lines (fewer when the file has fewer); None when they exceed MAX_NOTES_SUMMARY_BYTES."""
     handle.seek(0)
     lines: list[bytes] = []
+    left = MAX_NOTES_SUMMARY_BYTES
     while len(lines) < wanted:
-        line = handle.readline(_CHUNK * 16)
+        line = handle.readline(left + 1)
+        left -= len(line)
+        if left < 0:
+            return None
         if not line:
             break
         lines.append(line.removesuffix(b"\n").removesuffix(b"\r"))

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from ctxconform.reference.read_context._text import read_text, split_lines
+from ctxconform.reference.read_context._text import MAX_TEXT_BYTES, read_text, split_lines
+from ctxconform.reference.read_context._workspace import contained
 
 __all__ = ["conflict_points", "find_conflicts", "load_tastes"]
 
@@ -23,13 +24,21 @@ def load_tastes(
     """Return {default, genres, conflicts} for the declared genres, conflicts found by `conflicts`; missing files left out."""
     if tastes_dir is None:
         return {"default": "", "genres": {}, "conflicts": []}
-    texts = {}
+    texts, budget = {}, MAX_TEXT_BYTES
     for genre in genres:
         if _GENRE.fullmatch(genre) and ".." not in genre:
-            text = read_text(tastes_dir / f"{genre}.md")
-            if text:
+            text = _read_taste(tastes_dir, f"{genre}.md")
+            # The genres share one budget: a brief declaring many large genres must not multiply the cap.
+            if text and len(text) <= budget:
                 texts[genre] = text
-    return {"default": read_text(tastes_dir / "_default.md"), "genres": texts, "conflicts": (conflicts or find_conflicts)(texts)}
+                budget -= len(text)
+    return {"default": _read_taste(tastes_dir, "_default.md"), "genres": texts, "conflicts": (conflicts or find_conflicts)(texts)}
+
+
+def _read_taste(tastes_dir: Path, name: str) -> str:
+    """A taste file's text; a symlink out of the tastes folder reads as missing."""
+    path = tastes_dir / name
+    return read_text(path) if contained(tastes_dir, path) else ""
 
 
 def find_conflicts(texts: dict[str, str], points: Callable[[str], list[str]] | None = None) -> list[dict[str, Any]]:

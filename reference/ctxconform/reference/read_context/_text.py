@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import Final
 
+from ctxconform.reference.read_context._files import open_regular
+
 __all__ = ["MAX_TEXT_BYTES", "read_text", "split_lines"]
 
-# Markdown files larger than this read as empty: tastes and briefs are hand-written, never this large,
-# and a bound keeps one bad file from exhausting memory.
-MAX_TEXT_BYTES: Final = 256 * 1024 * 1024
+# Markdown files larger than this read as empty: tastes and briefs are hand-written, never this large. The bound is
+# on memory, not only on the file: a brief is in the reply twice (raw, intent) and JSON can take 6 bytes for one
+# (a NUL is \u0000), so 16 MiB read keeps an encoded reply near 200 MB (256 MiB read took a 5 GiB peak).
+MAX_TEXT_BYTES: Final = 16 * 1024 * 1024
 
 
 def read_text(path: Path, *, limit: int = MAX_TEXT_BYTES) -> str:
     """Return a small file's text, or "" when it is missing, not a regular file, too large, unreadable or not UTF-8."""
+    handle = open_regular(path)
+    if handle is None:
+        return ""
     try:
-        with path.open("rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                return ""
+        with handle:
             data = handle.read(limit + 1)
-    except (OSError, ValueError):  # ValueError: a name no file system can hold (a lone surrogate)
+    except OSError:
         return ""
     if len(data) > limit:
         return ""

@@ -11,10 +11,13 @@ with the secret from ``CTXCONFORM_TOKEN_SECRET``, or one of the fixed tokens of 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import signal
+import socket
 import sys
 import threading
+import time
 import traceback
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,7 +30,7 @@ from ctxconform.reference._tokens import Tokens, load_tokens, mint_token
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.shared_context import SharedContext, SharedContextHandler, open_store
 
-__all__ = ["MAX_BODY_BYTES", "HttpError", "Tokens", "build_server", "main", "mint_token"]
+__all__ = ["MAX_BODY_BYTES", "HttpError", "Limits", "Tokens", "build_server", "main", "mint_token"]
 
 Json = dict[str, Any]
 
@@ -42,6 +45,20 @@ _VERSION: Final = "0.1.0"
 _CONFLICTS: Final = frozenset({"SESSION_EXISTS", "SESSION_ARCHIVED", "SNAPSHOT_EXISTS"})
 _TOO_LARGE: Final = frozenset({"VALUE_TOO_LARGE", "STORE_FULL"})
 _FIXED_STATUS: Final = {"UNAUTHENTICATED": 401, "FORBIDDEN": 403, "UNKNOWN_OP": 404}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one client may hold: seconds to send a request once started, seconds idle between requests, connections."""
+
+    request_timeout: float = 30.0
+    idle_timeout: float = 60.0
+    max_connections: int = 64
+
+    def __post_init__(self) -> None:
+        """Refuse limits that would serve nobody."""
+        if self.request_timeout <= 0 or self.idle_timeout <= 0 or self.max_connections < 1:
+            raise ValueError("give positive timeouts and at least one connection")
 
 
 def status_for(code: str) -> int:
@@ -92,12 +109,44 @@ class Service(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(
-        self, address: tuple[str, int], handler: SharedContextHandler, tokens: Tokens, max_body: int = MAX_BODY_BYTES
+        self,
+        address: tuple[str, int],
+        handler: SharedContextHandler,
+        tokens: Tokens,
+        max_body: int = MAX_BODY_BYTES,
+        *,
+        limits: Limits = Limits(),
     ) -> None:
         super().__init__(address, _RequestHandler)
         self.handler = handler
         self.tokens = tokens
         self.max_body = max_body
+        self.limits = limits
+        self._slots = threading.BoundedSemaphore(limits.max_connections)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve the connection in a thread of its own, or refuse it with a 503 when every slot is taken."""
+        if not self._slots.acquire(blocking=False):
+            _refuse(request)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """Serve one connection, then free its slot."""
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that timed out or went away is routine; anything else is a bug worth its traceback."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
 
     def info(self) -> Json:
         """What GET / answers: the same content as the protocol's `started`."""
@@ -140,10 +189,60 @@ def _json_object(body: bytes) -> Json:
     return args
 
 
+def _refuse(request: socket.socket) -> None:
+    body = b'{"errored":{"message":"too many connections; retry later"}}'
+    head = f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+    try:
+        request.settimeout(1.0)
+        request.sendall(head.encode() + b"Connection: close\r\n\r\n" + body)
+    except OSError:
+        pass
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A socket's reads under a deadline: the whole of a request must arrive in time, not each byte (slowloris)."""
+
+    def __init__(self, sock: socket.socket, limits: Limits) -> None:
+        super().__init__()
+        self.sock, self.limits = sock, limits
+        self.deadline, self.idle = 0.0, True
+
+    def await_request(self) -> None:
+        """Wait up to the idle timeout for a request's first byte; the request timeout starts with it."""
+        self.idle, self.deadline = True, time.monotonic() + self.limits.idle_timeout
+
+    def readable(self) -> bool:
+        """Always readable."""
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        """Read what has arrived, waiting no later than the deadline; raise TimeoutError past it."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the client was too slow")
+        self.sock.settimeout(left)
+        count = self.sock.recv_into(buffer)
+        if self.idle and count:
+            self.idle, self.deadline = False, time.monotonic() + self.limits.request_timeout
+        return count
+
+
 class _RequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # persistent connections
     disable_nagle_algorithm = True  # headers and body go in two writes; Nagle would hold the second for a delayed ACK
     server: Service
+    _reader: _DeadlineReader
+
+    def setup(self) -> None:
+        """Read the connection through a deadline reader."""
+        super().setup()
+        self._reader = _DeadlineReader(self.connection, self.server.limits)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self) -> None:
+        """Serve one request, the idle and request timeouts running."""
+        self._reader.await_request()
+        super().handle_one_request()
 
     def do_GET(self) -> None:
         """Describe the implementation at /; nothing else is served."""
@@ -177,7 +276,10 @@ class _RequestHandler(BaseHTTPRequestHandler):
         if length < 0 or length > self.server.max_body:
             self._discard(length)
             raise HttpError("INVALID_REQUEST", f"the body must be at most {self.server.max_body} bytes", status=413)
-        body = self.rfile.read(length)
+        try:
+            body = self.rfile.read(length)
+        except OSError:  # TimeoutError: the body did not arrive in time
+            body = b""
         if len(body) < length:
             self.close_connection = True
             return None
@@ -204,15 +306,24 @@ class _RequestHandler(BaseHTTPRequestHandler):
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()
+        self.connection.settimeout(self.server.limits.request_timeout)  # a client that never reads is let go too
         self.wfile.write(data)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class names it so
         """Stay quiet: one line per request would drown the logs of a conformance run."""
 
 
-def build_server(store_url: str, host: str, port: int, tokens: Tokens, max_body: int = MAX_BODY_BYTES) -> Service:
+def build_server(
+    store_url: str,
+    host: str,
+    port: int,
+    tokens: Tokens,
+    max_body: int = MAX_BODY_BYTES,
+    *,
+    limits: Limits = Limits(),
+) -> Service:
     """Open the store and bind the server (port 0 picks a free one)."""
-    return Service((host, port), SharedContextHandler(SharedContext(open_store(store_url))), tokens, max_body)
+    return Service((host, port), SharedContextHandler(SharedContext(open_store(store_url))), tokens, max_body, limits=limits)
 
 
 def serve(server: Service) -> None:
@@ -241,11 +352,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="port to bind (default 0: a free one)")
     parser.add_argument("--tokens", help="JSON file {token: participant} of fixed tokens")
     parser.add_argument("--max-body-bytes", type=int, default=MAX_BODY_BYTES, help="largest request body (default 16 MiB)")
+    parser.add_argument("--request-timeout", type=float, default=Limits.request_timeout, help="seconds to send a request")
+    parser.add_argument("--idle-timeout", type=float, default=Limits.idle_timeout, help="seconds idle before closing")
+    parser.add_argument("--max-connections", type=int, default=Limits.max_connections, help="open connections at most")
     options = parser.parse_args(argv)
     log_to_stderr()
     try:
         tokens = load_tokens(options.tokens)
-        server = build_server(options.store, options.host, options.port, tokens, options.max_body_bytes)
+        limits = Limits(options.request_timeout, options.idle_timeout, options.max_connections)
+        server = build_server(options.store, options.host, options.port, tokens, options.max_body_bytes, limits=limits)
     except (OSError, ValueError, StoreError) as error:
         print(f"ctxconform reference http: {error}", file=sys.stderr)
         return 2
