@@ -79,7 +79,7 @@ def test_a_sample_of_mutants_is_killed_and_reported(cli: Cli, tmp_path: Path) ->
     [
         (["--mutant", "no_such_mutant"], "unknown mutant(s) no_such_mutant"),
         (["--sample", "0"], "--sample must be at least 1"),
-        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--jobs", "0"], "--jobs must be a whole number from 1 to 256"),
         (["--spec", "nope"], "nope"),
     ],
 )

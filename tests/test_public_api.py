@@ -49,7 +49,7 @@ PUBLIC = {
         "estimate_tokens", "open_store", "utc_now"
     ],
     "ctxconform.reference.shared_context.http": [
-        "MAX_BODY_BYTES", "HttpError", "Tokens", "build_server", "main", "mint_token"
+        "MAX_BODY_BYTES", "HttpError", "Limits", "Tokens", "build_server", "main", "mint_token"
     ],
     "ctxconform.reference.http": ["MAX_BODY_BYTES", "HttpError", "Tokens", "build_server", "main", "mint_token"],
     "ctxconform.reference.read_context": [

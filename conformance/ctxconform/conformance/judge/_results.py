@@ -115,7 +115,7 @@ def write_line(path: Path, line: BaseModel) -> None:
     """Append one result line."""
     # ASCII JSON: a lone surrogate an implementation sent ("impl\\ud800" is legal JSON) is written as its escape and
     # read back as itself, where UTF-8 (and so model_dump_json) cannot carry it at all.
-    text = json.dumps(line.model_dump(mode="json"), ensure_ascii=True)
+    text = json.dumps(line.model_dump(mode="json"), ensure_ascii=True, separators=(",", ":"))
     with path.open("a", encoding="ascii") as out:
         out.write(text + "\n")
 

@@ -198,6 +198,9 @@ class McpTransport(Translator):
         session = context.get("session_id")
         meta = {SESSION_META: session} if _has_participants(spec) and isinstance(session, str) else None
         arguments = args if isinstance(args, dict) else {"arguments": args}
+        if _holds_lone_surrogate(message):
+            # JSON can escape one, but the SDK's server drops such a message without an answer: not the implementation's.
+            raise Uncarriable("MCP", "a lone surrogate: the MCP SDK's server drops a message holding one unanswered")
 
         async def call() -> CallToolResult:
             with anyio.fail_after(timeout):
@@ -221,6 +224,24 @@ class McpTransport(Translator):
     def unencodable(self, call: ToolCall, timeout: float, error: ValueError) -> Json:  # noqa: ARG002 - for subclasses
         """The reply to a call the SDK cannot encode: a limit of this transport, so the test is skipped with that reason."""
         raise Uncarriable("MCP stdio", f"{SDK_CANNOT_ENCODE} ({str(error)[:200]})") from error
+
+
+def _holds_lone_surrogate(value: object) -> bool:
+    """Whether any string in a JSON value (keys included) holds a lone surrogate, without recursion."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 def json_rpc_refusal(code: int, message: str) -> Json:

@@ -30,6 +30,7 @@ from ctxconform.conformance.exceptions import (
     ImplementationUnavailable,
     ProtocolViolation,
     TransportFailure,
+    Uncarriable,
 )
 from ctxconform.conformance.transports._served import ServedChild
 from ctxconform.conformance.transports._transport import Translator
@@ -53,9 +54,15 @@ _STALE: Final = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionRese
 
 
 def mint_token(secret: str, participant: str) -> str:
-    """Return the signed token naming `participant` under `secret`."""
-    name = base64.urlsafe_b64encode(participant.encode()).rstrip(b"=").decode()
-    return f"{name}.{hmac.new(secret.encode(), participant.encode(), hashlib.sha256).hexdigest()}"
+    """Return the signed token naming `participant` under `secret`; raise Uncarriable for one no token can name."""
+    try:
+        encoded = participant.encode()
+    except UnicodeEncodeError:
+        raise Uncarriable("HTTP", "a participant that is not valid Unicode cannot be named in a bearer token") from None
+    if not encoded:
+        raise Uncarriable("HTTP", "the empty participant has no bearer token: the server refuses it")
+    name = base64.urlsafe_b64encode(encoded).rstrip(b"=").decode()
+    return f"{name}.{hmac.new(secret.encode(), encoded, hashlib.sha256).hexdigest()}"
 
 
 def signed_tokens(secret: str) -> TokenFor:
