@@ -358,5 +358,8 @@ def test_the_shared_context_suite_passes_over_mcp_http(store: str, tmp_path: Pat
     assert done.returncode == 0, done.stdout + done.stderr
     (implementation,) = load_report(tmp_path / "reports")["implementations"]
     assert implementation["status"] == "conformant"
-    assert set(implementation["counts"]) == {"PASS"}
+    assert set(implementation["counts"]) <= {"PASS", "SKIP"}
     assert implementation["counts"]["PASS"] > 300
+    # The only SKIPs are inputs MCP cannot carry (a lone surrogate, which the SDK's server drops unanswered).
+    skipped = [t for t in implementation["tests"] if t["verdict"] == "SKIP"]
+    assert all("cannot carry this input" in t["message"] for t in skipped), skipped
