@@ -118,6 +118,10 @@ class SharedContext:
         """Return a key that follows the naming rules of 4.3, or raise INVALID_KEY."""
         return check_key(key)
 
+    def value_fits(self, value: str) -> bool:
+        """Whether a value is within the value limit of 4.1: the point a variant overrides to count or compare otherwise."""
+        return estimate_tokens(value) <= self.max_value_tokens
+
     def next_version(self, old: Entry | None) -> int:
         """Return the version a write gives: 1 for a new key, one more than before for an existing one."""
         return 1 if old is None else old.version + 1
@@ -131,7 +135,7 @@ class SharedContext:
             raise SpecError("INVALID_REQUEST", f"value must be a string, got {type(value).__name__}; serialize structured data")
         _unicode(value, "value")
         tokens = estimate_tokens(value)
-        if tokens > self.max_value_tokens:
+        if not self.value_fits(value):
             raise SpecError(
                 "VALUE_TOO_LARGE", f"value is about {tokens} tokens; the limit is {self.max_value_tokens}: distill it"
             )

@@ -20,46 +20,24 @@ class ValueLimitIs1024Tokens(SharedContext):
 class ValueLimitExclusive(SharedContext):
     """The reference, except that a value must stay under 1000 tokens (`<` where the limit allows `<=`)."""
 
-    def handle(self, session_id: object, participant: object, request: object) -> Json:
-        value = request_field(request, "value")
-        if (
-            request_field(request, "action") == "write"
-            and isinstance(value, str)
-            and not estimate_tokens(value) < MAX_VALUE_TOKENS
-        ):
-            raise SpecError("VALUE_TOO_LARGE", f"value is about {estimate_tokens(value)} tokens; the limit is {MAX_VALUE_TOKENS}")
-        return super().handle(session_id, participant, request)
+    def value_fits(self, value: str) -> bool:
+        return estimate_tokens(value) < self.max_value_tokens
 
 
 @CATALOGUE.mutant("shared-context/4.1/value-limit-boundary", "shared-context/2.3/value-is-text", edge="boundaries")
 class ValueSizeCountedInUtf8Bytes(SharedContext):
     """The reference, except that a value's size is len(value.encode()) // 4, so 4000 accented letters are 2000 tokens."""
 
-    def handle(self, session_id: object, participant: object, request: object) -> Json:
-        value = request_field(request, "value")
-        size = len(value.encode(errors="surrogatepass")) if isinstance(value, str) else 0
-        if request_field(request, "action") == "write" and size // 4 > MAX_VALUE_TOKENS:
-            raise SpecError("VALUE_TOO_LARGE", f"value is {size} bytes; the limit is {4 * MAX_VALUE_TOKENS}")
-        return super().handle(session_id, participant, request)
+    def value_fits(self, value: str) -> bool:
+        return len(value.encode()) // 4 <= self.max_value_tokens
 
 
 @CATALOGUE.mutant("shared-context/4.1/value-size-limit", "shared-context/5/value-too-large", edge="degenerate")
 class ValueSizeCountedAfterStrip(SharedContext):
     """The reference, except that a value's size is counted on value.strip(), so padding with blanks slips past the limit."""
 
-    max_value_tokens = sys.maxsize
-
-    def handle(self, session_id: object, participant: object, request: object) -> Json:
-        value = request_field(request, "value")
-        if (
-            request_field(request, "action") == "write"
-            and isinstance(value, str)
-            and estimate_tokens(value.strip()) > MAX_VALUE_TOKENS
-        ):
-            raise SpecError(
-                "VALUE_TOO_LARGE", f"value is about {estimate_tokens(value.strip())} tokens; the limit is {MAX_VALUE_TOKENS}"
-            )
-        return super().handle(session_id, participant, request)
+    def value_fits(self, value: str) -> bool:
+        return estimate_tokens(value.strip()) <= self.max_value_tokens
 
 
 @CATALOGUE.mutant("shared-context/4.1/value-size-limit", "shared-context/2.3/value-is-text", edge="wrong-types")
