@@ -1,11 +1,14 @@
 """In-process implementations that fail in ways a plain `except ValueError` misses; every test must still report.
 
 `python:raising_impl:RaisesUnicodeError` raises UnicodeEncodeError, a lone surrogate in its message, on every list_keys
-call; `RaisesSystemExit` calls sys.exit there; `SurrogateReplies` answers it with a result holding lone surrogates.
+call; `RaisesSystemExit` calls sys.exit there; `SurrogateReplies` answers it with a result holding lone surrogates;
+`KillsItsProcess` sends SIGKILL to the process it runs in (the suite's pytest child) on its first list_keys call.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from dataclasses import dataclass
 from typing import Any, Final
@@ -51,4 +54,15 @@ class RaisesSystemExit(Reference):
         """Answer as the reference; list_keys exits."""
         if _lists_keys(message):
             sys.exit(f"exit {LONE}")
+        return super().handle(message)
+
+
+@dataclass
+class KillsItsProcess(Reference):
+    """The reference, except that list_keys kills the process it runs in: no test after it can report itself."""
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Answer as the reference; list_keys sends SIGKILL to this process."""
+        if _lists_keys(message):
+            os.kill(os.getpid(), signal.SIGKILL)
         return super().handle(message)

@@ -264,7 +264,16 @@ def test_a_test_that_never_reported_is_harness(tmp_path: Path) -> None:
 
     harness.expect([Item()])  # type: ignore[list-item]
     harness.unreported("pytest exit 3")
-    (line,) = read_lines(results)
+    (line,) = [line for line in read_lines(results) if isinstance(line, TestLine)]
     assert isinstance(line, TestLine)
     assert (line.verdict, [c.verdict for c in line.charges]) == ("HARNESS", ["HARNESS"])
     assert "ended before this test reported" in line.message
+
+
+def test_a_killed_suite_process_leaves_every_unreported_test_harness(tmp_path: Path) -> None:
+    """The pytest child is SIGKILLed mid-run: the parent reports each selected test it never heard of as HARNESS."""
+    implementation = run(tmp_path, "python:raising_impl:KillsItsProcess")
+    assert len(reported(implementation)) == 6, reported(implementation)
+    assert verdicts(implementation) == {"HARNESS"}, reported(implementation)
+    assert all("exit -9" in test["message"] for test in reported(implementation))
+    assert implementation["status"] != "conformant"

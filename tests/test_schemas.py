@@ -97,6 +97,15 @@ def test_the_fast_validator_never_accepts_what_jsonschema_rejects(name: str, ins
     assert fast.is_valid(instance) == validator(name).is_valid(instance)
 
 
+@pytest.mark.parametrize("instance", [{"code": "A\ud800", "message": "x"}, {"code": "A", "message": "\udfff"}])
+def test_a_lone_surrogate_is_judged_not_raised(instance: dict[str, str]) -> None:
+    """The fast validator cannot take a lone surrogate; schema_errors still answers, and only for the bad field."""
+    reply = {"type": "reply", "seq": 1, "error": instance}
+    errors = schema_errors("protocol/reply.json", reply)
+    assert all(line.startswith("error/code") for line in errors)
+    assert bool(errors) == ("\ud800" in instance["code"])
+
+
 @pytest.mark.parametrize("key", ["abc\n", "ABC", "a.b", "", "x" * 65, "caf\u00e9", "\uff41"])
 def test_the_key_schema_refuses_keys_outside_the_naming_rules(key: str) -> None:
     """The key pattern holds in Python's regex dialect too (a trailing newline does not slip through)."""

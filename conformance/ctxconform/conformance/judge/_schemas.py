@@ -71,12 +71,19 @@ def schema_errors(name: str, instance: object) -> list[str]:
     """
     fast = _fast_validator(name)
     try:
-        if fast is not None and fast.is_valid(instance):
+        if fast is not None and _fast_is_valid(fast, instance):
             return []
         found = [_line(error) for error in islice(validator(name).iter_errors(instance), MAX_ERRORS)]
     except RecursionError:
         return ["(root): nested too deep to validate"]
     return [text for _, text in sorted(found, key=lambda pair: pair[0])]
+
+
+def _fast_is_valid(fast: Any, instance: object) -> bool:
+    try:
+        return bool(fast.is_valid(instance))
+    except (ValueError, UnicodeError):  # a lone surrogate cannot cross into Rust: jsonschema judges it alone
+        return False
 
 
 def _line(error: Any) -> tuple[list[str], str]:

@@ -8,12 +8,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxconform.conformance.judge._results import CollectedLine, ResultLine, read_lines
+from ctxconform.conformance.judge._results import Charge, CollectedLine, ProblemLine, ResultLine, TestLine, read_lines
 from ctxconform.conformance.judge._specs import Spec
 from ctxconform.conformance.run._request import SuiteRequest
 from ctxconform.conformance.transports._adapters import Adapter
 
-__all__ = ["RunOptions", "SuiteRun", "collect_requirements", "run_suite"]
+__all__ = ["RunOptions", "SuiteRun", "collect_requirements", "never_reported", "run_suite"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,32 @@ def run_suite(adapter: Adapter, options: RunOptions, index: int) -> SuiteRun:
     started = time.monotonic()
     with log.open("w", encoding="utf-8") as out:
         completed = subprocess.run(command, stdout=out, stderr=None if options.progress else out, check=False)  # noqa: S603
-    return SuiteRun(read_lines(results), completed.returncode, time.monotonic() - started, log)
+    lines = read_lines(results)
+    lines += never_reported(lines, completed.returncode)
+    return SuiteRun(lines, completed.returncode, time.monotonic() - started, log)
+
+
+def never_reported(lines: list[ResultLine], exit_code: int) -> list[TestLine]:
+    """A HARNESS line for each selected test the child never reported: it was killed before it could say so itself."""
+    if any(isinstance(line, ProblemLine) for line in lines):
+        return []
+    reported = {line.id for line in lines if isinstance(line, TestLine)}
+    why = f"the suite process ended (exit {exit_code}) before this test reported; see the pytest log"
+    return [_harness(line, why) for line in lines if isinstance(line, CollectedLine) and line.id not in reported]
+
+
+def _harness(expected: CollectedLine, why: str) -> TestLine:
+    return TestLine(
+        id=expected.id,
+        name=expected.id.rpartition("::")[2],
+        spec=expected.requirements[0].split("/")[0] if expected.requirements else None,
+        requirements=expected.requirements,
+        charges=[Charge(requirement=rid, verdict="HARNESS", message=why) for rid in expected.requirements],
+        verdict="HARNESS",
+        duration_s=0.0,
+        message=why,
+        transcript=[],
+    )
 
 
 def collect_requirements(specs: list[Spec], work_dir: Path) -> tuple[dict[str, list[str]], str]:

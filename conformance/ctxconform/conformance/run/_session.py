@@ -16,7 +16,15 @@ from ctxconform.conformance.exceptions import ConfigurationError, Implementation
 from ctxconform.conformance.judge._clip import clip, clip_text
 from ctxconform.conformance.judge._judgement import Judgement, judge
 from ctxconform.conformance.judge._ledger import Ledger
-from ctxconform.conformance.judge._results import Charge, EventLine, ProblemLine, StartedLine, TestLine, write_line
+from ctxconform.conformance.judge._results import (
+    Charge,
+    CollectedLine,
+    EventLine,
+    ProblemLine,
+    StartedLine,
+    TestLine,
+    write_line,
+)
 from ctxconform.conformance.judge._specs import start_options
 from ctxconform.conformance.run._request import SuiteRequest
 from ctxconform.conformance.transports._adapters import connect, parse_adapter
@@ -144,8 +152,13 @@ class Harness:
             self._implementation.transcript.clear()
 
     def expect(self, items: list[pytest.Item]) -> None:
-        """Note the tests the run selected: each must report, or the run reports it as HARNESS at the end."""
+        """Note the tests the run selected: each must report, or the run reports it as HARNESS at the end.
+
+        They are written too, so the parent can tell which never reported if this process is killed.
+        """
         self._unreported = {item.nodeid: item for item in items}
+        for item in items:
+            self._write(CollectedLine(id=item.nodeid, requirements=list(requirement_ids(item))))
 
     def finish(self, item: pytest.Item, ledger: Ledger | None, judgement: Judgement | None) -> None:
         """Write one result line for a finished test (judged now when no phase was: a test pytest never ran)."""
@@ -210,7 +223,7 @@ class Harness:
         at = round(time.monotonic() - self._clock, 3)
         self._write(EventLine(event=kind, at_s=at, test=self._current, message=message, **fields))  # type: ignore[arg-type]
 
-    def _write(self, line: StartedLine | ProblemLine | EventLine | TestLine) -> None:
+    def _write(self, line: StartedLine | ProblemLine | EventLine | TestLine | CollectedLine) -> None:
         self._problem = self._problem or isinstance(line, ProblemLine)
         if not self._results:
             return

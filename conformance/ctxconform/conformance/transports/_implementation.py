@@ -102,6 +102,9 @@ class Implementation:
             raise ImplementationUnavailable(
                 self.adapter, f"{failure.verdict}: {failure.message} {failure.detail[-500:]}".strip()
             ) from failure
+        except ImplementationUnavailable as unavailable:
+            self._transport.close(1.0)
+            raise ImplementationUnavailable(self.adapter, unavailable.reason) from unavailable
         self._started = Started.from_message(answer)
         self._broken = None
         return self._started

@@ -8,7 +8,12 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Protocol
 
-from ctxconform.conformance.exceptions import ImplementationErrored, ImplementationTimeout, ProtocolViolation
+from ctxconform.conformance.exceptions import (
+    ImplementationErrored,
+    ImplementationTimeout,
+    ImplementationUnavailable,
+    ProtocolViolation,
+)
 from ctxconform.conformance.judge._clip import clip_text
 
 __all__ = ["InProcessTransport", "MessageHandler"]
@@ -30,8 +35,12 @@ class InProcessTransport:
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxconform-impl")
 
     def open(self) -> None:
-        """Build the implementation object."""
-        self._handler = self._factory()
+        """Build the implementation object; a factory that raises gives no implementation to start."""
+        try:
+            self._handler = self._factory()
+        except Exception as error:  # the factory is the implementation's code
+            reason = f"its factory raised {_described(error)}; fix the factory"
+            raise ImplementationUnavailable("python:", reason) from error
 
     def exchange(self, message: dict[str, Any], timeout: float) -> object:
         """Hand a JSON copy of the message to the implementation and return a JSON copy of its answer."""
