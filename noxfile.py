@@ -76,6 +76,13 @@ def mutants(session: nox.Session) -> None:
     session.run("ctxconform", "mutants", "--whole", "--seed", "1", "--report-dir", "reports", *session.posargs)
 
 
+@nox.session
+def hostile(session: nox.Session) -> None:
+    """Run every hostile implementation through the harness: verdicts, peak memory and leftover processes, as a table."""
+    session.install("-e", ".")
+    session.run("ctxconform", "hostile", "--report-dir", "reports", *session.posargs)
+
+
 @nox.session(name="spec_regression")
 def spec_regression(session: nox.Session) -> None:
     """Classify the spec changes since REF (default HEAD) and check the reference's golden outputs: `-- REF`."""

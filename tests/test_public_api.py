@@ -78,6 +78,7 @@ PUBLIC = {
         "TokenTotals", "ToolCall", "compose", "from_document", "open_handler", "open_provider_store", "to_document"
     ],
     "ctxconform.reference.mutants": ["EDGES", "MUTANTS", "Catalogue", "Mutant", "mutant_named"],
+    "ctxconform.reference.hostile": ["FAKES", "SELECTION", "Fake", "fake_named"],
     "ctxconform.reference.shared_context.mutants": ["MUTANTS"],
     "ctxconform.reference.read_context.mutants": ["MUTANTS"],
     "ctxconform.reference.context_assembly.mutants": ["MUTANTS"],
