@@ -8,7 +8,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from _pytest.mark.expression import Expression
 
@@ -39,6 +39,9 @@ from ctxconform.conformance.run._runner import RunOptions, run_suite
 from ctxconform.conformance.transports._adapters import Adapter, parse_adapter
 
 __all__ = ["add_parser"]
+
+# How many lines of an implementation's message the table shows: enough for the end of a crashed start's stderr.
+_MESSAGE_LINES: Final = 12
 
 
 def add_parser(commands: Any) -> None:
@@ -211,14 +214,22 @@ def _print_table(report: Report, written: list[Path]) -> None:
         print(
             f"{name:<34} {imp.status:<15} {total:>5} {passed:>5} {failed:>5} {skipped:>5} {total - passed - failed - skipped:>5}"
         )
-        if imp.message:
-            print(f"  {visible((imp.message.strip().splitlines() or [''])[0])}")
+        for line in _message_lines(imp.message):
+            print(f"  {line}")
         for requirement in [r for r in imp.requirements if r.verdict in BAD][:10]:
             print(f"  {requirement.verdict:<8} {requirement.level:<6} {requirement.id}")
         first = next((t for t in imp.tests if t.replay), None)
         if first is not None:
             print(f"  first failure: {visible(first.name)}\n  replay: {visible(first.replay)}")
     print(f"\nreports in {written[0].parent}: {', '.join(path.name for path in written)}")
+
+
+def _message_lines(message: str, most: int = _MESSAGE_LINES) -> list[str]:
+    """The message's lines, control characters shown; a long one (a crashed start's stderr) keeps its last lines."""
+    lines = [visible(line) for line in message.strip().splitlines() if line.strip()]
+    if len(lines) <= most:
+        return lines
+    return [lines[0], f"  ... {len(lines) - most + 1} lines left out (report.json has the message) ...", *lines[-(most - 1) :]]
 
 
 def _exit_code(implementations: list[ImplementationReport]) -> int:

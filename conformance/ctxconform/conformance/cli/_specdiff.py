@@ -41,7 +41,7 @@ def add_parser(commands: Any) -> None:
         "--fail-on",
         choices=CHANGE_KINDS,
         metavar="KIND",
-        help="exit 1 when a change this severe or worse is found (breaking, ...)",
+        help=f"exit 1 when a change this severe or worse is found; KIND is one of {', '.join(CHANGE_KINDS)}",
     )
     diff.add_argument("--repository", type=Path, default=Path(), metavar="DIR", help="the git repository refs name (default: .)")
     diff.add_argument(

@@ -7,6 +7,7 @@ it when the test has ended. A requirement is evidenced only by a check of it tha
 from __future__ import annotations
 
 import contextlib
+import difflib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -24,10 +25,19 @@ __all__ = ["Ledger", "activate", "current_ledger", "lookup", "open_ledger"]
 
 def lookup(requirement_id: str) -> Requirement:
     """Return a requirement by id; raise ConfigurationError for an id no registry holds."""
+    registry = load_registry(spec_of(requirement_id))
     try:
-        return load_registry(spec_of(requirement_id))[requirement_id]
+        return registry[requirement_id]
     except KeyError:
-        raise ConfigurationError(f"unknown requirement id {requirement_id!r}: add it to the registry or fix the test") from None
+        # Matched after the spec's prefix, which every id shares and would make any two look alike.
+        prefix = f"{registry.spec}/"
+        tails = sorted(rid.removeprefix(prefix) for rid in registry.ids)
+        close = difflib.get_close_matches(requirement_id.removeprefix(prefix), tails, n=1)
+        hint = f"; did you mean {prefix + close[0]!r}?" if close else ""
+        raise ConfigurationError(
+            f"unknown requirement id {requirement_id!r}{hint} (`ctxconform requirements` lists them; a test naming it:"
+            " add it to the registry or fix the test)"
+        ) from None
 
 
 @dataclass

@@ -133,7 +133,9 @@ def load_registry(spec: str) -> Registry:
     try:
         return specs()[spec].registry
     except KeyError:
-        raise ConfigurationError(f"no registry for the spec {spec!r}; the specs are {', '.join(specs())}") from None
+        close = difflib.get_close_matches(spec, specs(), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ConfigurationError(f"no registry for the spec {spec!r}; {hint}the specs are {', '.join(specs())}") from None
 
 
 def add_registry(path: Path) -> Registry:

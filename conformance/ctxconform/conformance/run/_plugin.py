@@ -6,6 +6,7 @@ the ``implementation`` fixture, so it never changes other projects' test runs.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any, Final
@@ -74,6 +75,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     harness = session.config.stash[_HARNESS]
     if not harness.request.collect:
         harness.expect(session.items)
+    if session.config.getoption("--ctxconform-adapter") is None and any(_is_suite_test(i) for i in session.items):
+        _say(session.config, _DEFAULT_ADAPTER)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -81,6 +84,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     harness = session.config.stash.get(_HARNESS, None)
     if harness is not None:
         harness.unreported(f"pytest exit {int(exitstatus)}")
+
+
+_DEFAULT_ADAPTER: Final = (
+    "ctxconform: no --ctxconform-adapter given, so the suites test the reference implementation;"
+    " pass --ctxconform-adapter=stdio:COMMAND (or python:, mcp+stdio:, http://...) to test yours"
+)
+
+
+def _is_suite_test(item: pytest.Item) -> bool:
+    return "implementation" in getattr(item, "fixturenames", ())
+
+
+def _say(config: pytest.Config, line: str) -> None:
+    """One line on pytest's terminal, or on stderr when it has none (-p no:terminal)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(line, yellow=True)
+    else:
+        print(line, file=sys.stderr)
 
 
 def _selected(item: pytest.Item, level: Level, wanted: frozenset[str], tests: frozenset[str]) -> bool:

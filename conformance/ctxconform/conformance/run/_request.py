@@ -96,7 +96,7 @@ class SuiteRequest:
         """The request as the plugin reads it from pytest's options."""
         results, collect = config.getoption("--ctxconform-results"), config.getoption("--ctxconform-collect")
         return cls(
-            adapter=config.getoption("--ctxconform-adapter"),
+            adapter=config.getoption("--ctxconform-adapter") or "reference",
             results=Path(results) if results else None,
             collect=Path(collect) if collect else None,
             level=config.getoption("--ctxconform-level"),
@@ -112,7 +112,9 @@ class SuiteRequest:
 def add_options(parser: pytest.Parser) -> None:
     """Add the options a request is carried in to pytest's command line."""
     group = parser.getgroup(_GROUP, "conformance suites")
-    group.addoption("--ctxconform-adapter", default="reference", help="connection string of the implementation under test")
+    group.addoption(
+        "--ctxconform-adapter", default=None, help="connection string of the implementation under test (default: reference)"
+    )
     group.addoption(
         "--ctxconform-level", default="MAY", choices=LEVELS, help="run tests of requirements at this level or stronger"
     )

@@ -74,6 +74,7 @@ class Harness:
         self._fixture: tuple[pytest.FixtureDef[Any], pytest.FixtureRequest] | None = None
         self._set_up: set[tuple[int, str]] = set()
         self._unreported: dict[str, pytest.Item] = {}
+        self._total = 0
         self._problem = False
 
     def implementation(self) -> Implementation:
@@ -157,6 +158,7 @@ class Harness:
         They are written too, so the parent can tell which never reported if this process is killed.
         """
         self._unreported = {item.nodeid: item for item in items}
+        self._total = len(items)
         for item in items:
             self._write(CollectedLine(id=item.nodeid, requirements=list(requirement_ids(item))))
 
@@ -210,7 +212,7 @@ class Harness:
             self._implementation = None
         if self._state_root is not None:
             shutil.rmtree(self._state_root, ignore_errors=True)
-        if self._progress and self._done:
+        if self._progress and self._done % 60 and self._done != self._total:
             sys.stderr.write("\n")
 
     def _transcript(self) -> list[dict[str, Any]]:
@@ -237,8 +239,8 @@ class Harness:
             return
         self._done += 1
         sys.stderr.write(_MARKS.get(verdict, "?"))
-        if self._done % 60 == 0:
-            sys.stderr.write(f" {self._done}\n")
+        if self._done % 60 == 0 or self._done == self._total:
+            sys.stderr.write(f" {self._done}/{self._total}\n")
         sys.stderr.flush()
 
 

@@ -24,6 +24,8 @@ _TRANSCRIPT: Final = 50
 # Starting takes longer than a call (a runtime to load, a store to open): start waits this long, or the call
 # timeout when that is longer.
 START_TIMEOUT: Final = 30.0
+# The end of a failed start's stderr kept in its message: where a crash usually says why.
+_START_DETAIL: Final = 4000
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,7 @@ class Implementation:
         except TransportFailure as failure:
             self._transport.close(1.0)
             raise ImplementationUnavailable(
-                self.adapter, f"{failure.verdict}: {failure.message} {failure.detail[-500:]}".strip()
+                self.adapter, f"{failure.verdict}: {failure.message}\n{failure.detail[-_START_DETAIL:]}".strip()
             ) from failure
         except ImplementationUnavailable as unavailable:
             self._transport.close(1.0)

@@ -246,7 +246,8 @@ def test_awkward_text_is_stored_exactly(session: Session, value: str) -> None:
 
 # --- limits at equality ------------------------------------------------------------------------------------------
 
-FILLS = ["a", "\u00e9", " ", "\n", "ab\r\n"]
+# Code points are what len/4 counts: accented letters are 2 UTF-8 bytes, an emoji 4 bytes and 2 UTF-16 units.
+FILLS = ["a", "\u00e9", " ", "\n", "ab\r\n", "\U0001f600"]
 UNDER_OR_AT = [3996, 3999, 4000]  # at most 1000 tokens under every reading of len/4
 OVER = [4004, 4005]  # more than 1000 tokens under every reading
 

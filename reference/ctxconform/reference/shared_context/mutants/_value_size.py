@@ -32,6 +32,14 @@ class ValueSizeCountedInUtf8Bytes(SharedContext):
         return len(value.encode()) // 4 <= self.max_value_tokens
 
 
+@CATALOGUE.mutant("shared-context/4.1/value-limit-boundary", edge="boundaries")
+class ValueSizeCountedInUtf16Units(SharedContext):
+    """The reference, except that a value's size counts UTF-16 code units (JavaScript's .length): 4000 emoji are 2000 tokens."""
+
+    def value_fits(self, value: str) -> bool:
+        return len(value.encode("utf-16-le", "surrogatepass")) // 2 // 4 <= self.max_value_tokens
+
+
 @CATALOGUE.mutant("shared-context/4.1/value-size-limit", "shared-context/5/value-too-large", edge="degenerate")
 class ValueSizeCountedAfterStrip(SharedContext):
     """The reference, except that a value's size is counted on value.strip(), so padding with blanks slips past the limit."""
