@@ -6,11 +6,13 @@ import argparse
 import math
 import os
 import random
+from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Final
 
 from ctxconform.conformance.exceptions import ConfigurationError
+from ctxconform.conformance.report._model import ImplementationReport
 from ctxconform.conformance.run._request import MAX_RESTARTS, MAX_TIMEOUT_S
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "MAX_TIMEOUT_S",
     "check_count",
     "check_seconds",
+    "exit_code_of",
     "kit_version",
     "profile_of",
     "report_dir",
@@ -79,3 +82,13 @@ def kit_version() -> str:
         return version("ctxconform")
     except PackageNotFoundError:
         return "0+unknown"
+
+
+def exit_code_of(implementations: Sequence[ImplementationReport]) -> int:
+    """The exit code of a run's statuses: 3 when one could not start, 0 when none failed, else 1."""
+    statuses = {i.status for i in implementations}
+    if "unavailable" in statuses:
+        return EXIT_UNAVAILABLE
+    if statuses <= {"conformant", "known-failures", "partial"}:
+        return EXIT_CONFORMANT
+    return EXIT_NOT_CONFORMANT

@@ -13,12 +13,10 @@ from typing import Any, Final
 from _pytest.mark.expression import Expression
 
 from ctxconform.conformance.cli._common import (
-    EXIT_CONFORMANT,
-    EXIT_NOT_CONFORMANT,
-    EXIT_UNAVAILABLE,
     MAX_RESTARTS,
     check_count,
     check_seconds,
+    exit_code_of,
     kit_version,
     profile_of,
     report_dir,
@@ -38,7 +36,7 @@ from ctxconform.conformance.run._profiles import PROFILES
 from ctxconform.conformance.run._runner import RunOptions, run_suite
 from ctxconform.conformance.transports._adapters import Adapter, parse_adapter
 
-__all__ = ["add_parser"]
+__all__ = ["add_parser", "print_table"]
 
 # How many lines of an implementation's message the table shows: enough for the end of a crashed start's stderr.
 _MESSAGE_LINES: Final = 12
@@ -130,8 +128,8 @@ def _run(options: argparse.Namespace) -> int:
         implementations=implementations,
     )
     written = write_reports(report, folder)
-    _print_table(report, written)
-    return _exit_code(implementations)
+    print_table(report, written)
+    return exit_code_of(implementations)
 
 
 def _baselining(options: argparse.Namespace, adapters: list[Adapter]) -> BaselinePolicy:
@@ -205,7 +203,8 @@ def _no_test(log: Path, exit_code: int) -> str:
     return f"the suite ran no test (pytest exit {exit_code}): {reason}; check --test, --keyword, --requirement and --spec"
 
 
-def _print_table(report: Report, written: list[Path]) -> None:
+def print_table(report: Report, written: list[Path]) -> None:
+    """Print the console table of a report: a line per implementation, its worst requirements, its first failure."""
     print(f"\n{'implementation':<34} {'status':<15} {'tests':>5} {'pass':>5} {'fail':>5} {'skip':>5} {'other':>5}")
     for imp in report.implementations:
         counts = imp.counts
@@ -230,12 +229,3 @@ def _message_lines(message: str, most: int = _MESSAGE_LINES) -> list[str]:
     if len(lines) <= most:
         return lines
     return [lines[0], f"  ... {len(lines) - most + 1} lines left out (report.json has the message) ...", *lines[-(most - 1) :]]
-
-
-def _exit_code(implementations: list[ImplementationReport]) -> int:
-    statuses = {i.status for i in implementations}
-    if "unavailable" in statuses:
-        return EXIT_UNAVAILABLE
-    if statuses <= {"conformant", "known-failures", "partial"}:
-        return EXIT_CONFORMANT
-    return EXIT_NOT_CONFORMANT

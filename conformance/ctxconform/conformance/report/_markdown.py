@@ -7,7 +7,7 @@ CI appends this file to the job summary, which renders Markdown and HTML: every 
 from __future__ import annotations
 
 from ctxconform.conformance.judge._verdicts import BAD
-from ctxconform.conformance.report._model import ImplementationReport, Report, RunEvent
+from ctxconform.conformance.report._model import ImplementationReport, Report, RequirementResult, RunEvent
 from ctxconform.conformance.report._text import NAME_CHARS, markdown
 
 __all__ = ["render_markdown"]
@@ -51,18 +51,32 @@ def _comparison(imps: list[ImplementationReport]) -> list[str]:
     names = [f"{_name(imp.name or imp.adapter)} ({index + 1})" for index, imp in enumerate(imps)]
     lines = ["", "## Side by side", "", "Requirements passed, per spec:", ""]
     lines += [f"| spec | {' | '.join(names)} |", f"|---|{'---:|' * len(imps)}"]
-    for position, spec in enumerate(imps[0].specs):
-        cells = [f"{imp.specs[position].counts.get('PASS', 0)}/{imp.specs[position].requirements}" for imp in imps]
-        lines.append(f"| {spec.spec} | {' | '.join(cells)} |")
-    rows = list(zip(*(imp.requirements for imp in imps), strict=True))
-    differing = [row for row in rows if len({r.verdict for r in row}) > 1]
+    # Merged reports may hold implementations run on different specs: cells are matched by id, "-" where not run.
+    summaries = [{summary.spec: summary for summary in imp.specs} for imp in imps]
+    for spec in dict.fromkeys(summary.spec for imp in imps for summary in imp.specs):
+        cells = [f"{s[spec].counts.get('PASS', 0)}/{s[spec].requirements}" if spec in s else "-" for s in summaries]
+        lines.append(f"| {spec} | {' | '.join(cells)} |")
+    rows = _requirement_rows(imps)
+    differing = [row for row in rows if len({r.verdict for r in row if r is not None}) > 1]
     lines += ["", f"{len(differing)} requirements where the verdicts differ" + (":" if differing else "."), ""]
     if differing:
         lines += [f"| requirement | level | {' | '.join(names)} |", f"|---|---|{'---|' * len(imps)}"]
-        lines += [f"| `{row[0].id}` | {row[0].level} | {' | '.join(r.verdict for r in row)} |" for row in differing[:_SHOWN]]
+        lines += [_differing_row(row) for row in differing[:_SHOWN]]
         if len(differing) > _SHOWN:
             lines.append(f"| … {len(differing) - _SHOWN} more in report.html | | {' | ' * (len(imps) - 1)}|")
     return lines
+
+
+def _requirement_rows(imps: list[ImplementationReport]) -> list[tuple[RequirementResult | None, ...]]:
+    """Each requirement any implementation was judged on, with each one's result (None where its spec was not run)."""
+    results = [{r.id: r for r in imp.requirements} for imp in imps]
+    ids = dict.fromkeys(r.id for imp in imps for r in imp.requirements)
+    return [tuple(found.get(rid) for found in results) for rid in ids]
+
+
+def _differing_row(row: tuple[RequirementResult | None, ...]) -> str:
+    first = next(r for r in row if r is not None)
+    return f"| `{first.id}` | {first.level} | {' | '.join(r.verdict if r else '-' for r in row)} |"
 
 
 def _implementation(imp: ImplementationReport) -> list[str]:
