@@ -15,18 +15,26 @@ nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
 
 
-# What the tests run besides Python, by command -> Debian package: git (2.29 or newer, for SHA-256 repositories) for
-# context-snapshot, chromium and its driver for the HTML report in a real browser, redis-server for the Redis store.
-SYSTEM_PACKAGES = {"git": "git", "chromium": "chromium", "chromedriver": "chromium-driver", "redis-server": "redis-server"}
+# What the kit runs besides Python, by command -> Debian package: git (2.29 or newer, for SHA-256 repositories) for
+# context-snapshot; for the kit's own tests also chromium and its driver (the HTML report in a real browser),
+# redis-server (the Redis store), node and go (the examples in those languages and their scaffolds).
+MAIN_JOB_PACKAGES = {"git": "git"}
+SYSTEM_PACKAGES = MAIN_JOB_PACKAGES | {
+    "chromium": "chromium",
+    "chromedriver": "chromium-driver",
+    "redis-server": "redis-server",
+    "node": "nodejs",
+    "go": "golang-go",
+}
 
 
-def system_packages(session: nox.Session) -> None:
-    """Install the Debian packages the tests need (as root with apt-get), or stop at once with one line naming them."""
-    missing = sorted({package for command, package in SYSTEM_PACKAGES.items() if shutil.which(command) is None})
+def system_packages(session: nox.Session, needed: dict[str, str]) -> None:
+    """Install the Debian packages of the missing commands (as root with apt-get), or stop at once naming them."""
+    missing = sorted({package for command, package in needed.items() if shutil.which(command) is None})
     if not missing:
         return
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        session.error(f"the tests need these Debian packages: {' '.join(missing)}; install them (apt-get install) or run as root")
+        session.error(f"these Debian packages are needed: {' '.join(missing)}; install them (apt-get install) or run as root")
     session.run("apt-get", "update", "-qq", external=True)
     session.run("apt-get", "install", "-y", "-qq", *missing, external=True, env={"DEBIAN_FRONTEND": "noninteractive"})
 
@@ -34,7 +42,7 @@ def system_packages(session: nox.Session) -> None:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the kit's own tests (the reference, the harness, the suites against the reference and the mutants)."""
-    system_packages(session)
+    system_packages(session, SYSTEM_PACKAGES)
     session.install("-e", ".[dev]")
     # Whole files per worker: their module fixtures run whole suites, once per file.
     session.run("pytest", *(session.posargs or ["-n", "auto", "--dist", "loadfile", "-m", "not slow", "--durations=15"]))
@@ -64,7 +72,8 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session
 def conformance(session: nox.Session) -> None:
-    """Run every suite against the reference and write reports/."""
+    """Run every suite against the reference and write reports/ (the main job; installs git when missing, as root)."""
+    system_packages(session, MAIN_JOB_PACKAGES)
     session.install("-e", ".")
     session.run("ctxconform", "run", "--report-dir", "reports", *session.posargs)
 

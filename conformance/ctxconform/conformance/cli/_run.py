@@ -26,7 +26,7 @@ from ctxconform.conformance.exceptions import ConfigurationError
 from ctxconform.conformance.judge._ledger import lookup
 from ctxconform.conformance.judge._registry import LEVELS
 from ctxconform.conformance.judge._results import ProblemLine
-from ctxconform.conformance.judge._specs import resolve_specs, specs
+from ctxconform.conformance.judge._specs import Spec, resolve_specs, specs
 from ctxconform.conformance.judge._verdicts import BAD
 from ctxconform.conformance.report._files import write_reports
 from ctxconform.conformance.report._model import ImplementationReport, Report, implementation_report
@@ -90,6 +90,7 @@ def add_parser(commands: Any) -> None:
 
 def _run(options: argparse.Namespace) -> int:
     chosen_specs = tuple(resolve_specs(options.spec))
+    _check_commands(chosen_specs)
     adapters = [parse_adapter(text) for text in options.adapter or ["reference"]]
     check_seconds("--timeout", options.timeout)
     check_count("--max-restarts", options.max_restarts, 0, MAX_RESTARTS)
@@ -147,6 +148,15 @@ def _known_requirements(ids: list[str]) -> list[str]:
     for rid in ids:
         lookup(rid)  # a ConfigurationError (exit 2) names an unknown id
     return ids
+
+
+def _check_commands(chosen: tuple[Spec, ...]) -> None:
+    """Stop before anything runs when a chosen suite needs a command that is not on PATH."""
+    for spec in chosen:
+        for command, hint in spec.missing():
+            others = " ".join(f"--spec {s.id}" for s in chosen if s is not spec)
+            instead = f", or run the other specs alone ({others})" if others else ""
+            raise ConfigurationError(f"the {spec.id} suite runs `{command}`, which is not on PATH: install {hint}{instead}")
 
 
 def _check_test_ids(ids: list[str]) -> None:

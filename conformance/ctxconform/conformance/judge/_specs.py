@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import pkgutil
+import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -45,7 +46,8 @@ class Spec:
 
     `start_options` makes, from the run's state folder, the options every implementation gets for this spec in its
     start message; `mcp_tools` are the MCP tools that carry its operations, and `mcp_participants` says whether its
-    calls name a participant (each one its own MCP connection) and a session.
+    calls name a participant (each one its own MCP connection) and a session; `needs` are the commands the suite
+    itself runs, each with the hint that installs it, checked on PATH before a run starts.
     """
 
     id: str
@@ -53,6 +55,11 @@ class Spec:
     start_options: Callable[[Path], Json] | None = None
     mcp_tools: tuple[str, ...] = ()
     mcp_participants: bool = False
+    needs: tuple[tuple[str, str], ...] = ()
+
+    def missing(self) -> list[tuple[str, str]]:
+        """The commands the suite needs that are not on PATH, each with how to install it."""
+        return [(command, hint) for command, hint in self.needs if shutil.which(command) is None]
 
     @classmethod
     def of_package(cls, init_file: str, spec_id: str, **fields: Any) -> Spec:

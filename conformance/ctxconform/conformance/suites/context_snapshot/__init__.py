@@ -32,4 +32,9 @@ def _repositories(state_dir: Path) -> dict[str, Any]:
     return repositories
 
 
-SPEC: Final = Spec.of_package(__file__, "context-snapshot", start_options=_repositories)
+SPEC: Final = Spec.of_package(
+    __file__,
+    "context-snapshot",
+    start_options=_repositories,
+    needs=(("git", "git 2.29 or newer, for SHA-256 repositories (Debian: apt-get install git)"),),
+)
