@@ -13,6 +13,7 @@ const readline = require('node:readline');
 const { once } = require('node:events');
 const { SpecError } = require('./spec_error');
 const sharedContext = require('./shared_context');
+const readContext = require('./read_context');
 
 const IMPLEMENTATION = { name: 'ctxconform-node-example', version: '0.1.0', language: 'javascript' };
 
@@ -20,8 +21,10 @@ const IMPLEMENTATION = { name: 'ctxconform-node-example', version: '0.1.0', lang
 let handlers = new Map();
 
 function start(message) {
+  const options = message.options ?? {};
   handlers = new Map([
     ['shared-context', new sharedContext.SharedContext(message.state_dir)],
+    ['read-context', new readContext.ReadContext(options['read-context'] ?? {})],
   ]);
   // Declare only what is implemented: the harness skips the tests of undeclared optional features.
   return {
@@ -29,6 +32,7 @@ function start(message) {
     implementation: IMPLEMENTATION,
     specs: {
       'shared-context': { version: sharedContext.VERSION, features: sharedContext.FEATURES },
+      'read-context': { version: readContext.VERSION, features: readContext.FEATURES },
     },
   };
 }
