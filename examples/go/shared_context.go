@@ -371,11 +371,11 @@ func (sc *sharedContext) tool(args json.RawMessage, ctx object) (any, error) {
 	case "list_keys":
 		return listKeys(s), nil
 	case "read":
-		return read(s, req)
+		return readKey(s, req)
 	case "write":
-		return sc.write(s, req, ctx)
+		return sc.writeKey(s, req, ctx)
 	case "delete":
-		return sc.delete(s, req)
+		return sc.deleteKey(s, req, ctx)
 	case "read_batch":
 		return readBatch(s, req)
 	case "read_history":
@@ -414,7 +414,7 @@ func listKeys(s *session) any {
 	return map[string]any{"keys": keys, "total_size_tokens": s.totalTokens()}
 }
 
-func read(s *session, req object) (any, error) {
+func readKey(s *session, req object) (any, error) {
 	k, err := key(req)
 	if err != nil {
 		return nil, err
@@ -426,22 +426,21 @@ func read(s *session, req object) (any, error) {
 	return entryJSON(k, e), nil
 }
 
-func (sc *sharedContext) write(s *session, req object, ctx object) (any, error) {
+func (sc *sharedContext) writeKey(s *session, req object, ctx object) (any, error) {
 	k, err := key(req)
 	if err != nil {
 		return nil, err
 	}
 	value, err := req.text("value")
-	if err == errLoneSurrogate {
+	if errors.Is(err, errLoneSurrogate) {
 		return nil, refuse("INVALID_REQUEST", "value %v; send valid Unicode text", err)
 	}
 	if err != nil {
 		return nil, refuse("INVALID_REQUEST", "value must be a string: serialize structured data (2.3)")
 	}
-	// 3.3: written_by is the calling participant as the system knows it, never anything in the request.
-	participant, err := ctx.text("participant")
-	if err != nil || participant == "" {
-		return nil, refuse("INVALID_REQUEST", "the call carries no participant identity; the system must set one")
+	caller, err := participant(ctx)
+	if err != nil {
+		return nil, err
 	}
 	n := tokens(value)
 	if n > maxValueTokens {
@@ -459,7 +458,7 @@ func (sc *sharedContext) write(s *session, req object, ctx object) (any, error) 
 		return nil, refuse("STORE_FULL", "the store would hold %d tokens; the limit is %d: delete keys first", total, maxStoreTokens)
 	}
 
-	e := entry{Value: value, WrittenBy: participant, WrittenAt: utcNow(), Version: old.Version + 1}
+	e := entry{Value: value, WrittenBy: caller, WrittenAt: utcNow(), Version: old.Version + 1}
 	versions := append(s.Keys[k], e)
 	if len(versions) > historyDepth {
 		versions = append([]entry(nil), versions[len(versions)-historyDepth:]...)
@@ -477,8 +476,12 @@ func (sc *sharedContext) write(s *session, req object, ctx object) (any, error) 
 	return result, nil
 }
 
-func (sc *sharedContext) delete(s *session, req object) (any, error) {
+func (sc *sharedContext) deleteKey(s *session, req object, ctx object) (any, error) {
 	k, err := key(req)
+	if err != nil {
+		return nil, err
+	}
+	caller, err := participant(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -493,11 +496,22 @@ func (sc *sharedContext) delete(s *session, req object) (any, error) {
 	if err := sc.save(s); err != nil {
 		return nil, err
 	}
-	audit("delete", s.ID, k, old)
+	audit("delete", s.ID, k, entry{Value: old.Value, WrittenBy: caller, WrittenAt: utcNow(), Version: old.Version})
 	return map[string]any{"deleted": k, "previous_version": old.Version}, nil
 }
 
-// audit logs a write or delete to stderr with its metadata, never the value (8.5).
+// participant is the caller's identity, which the system sets in the call's context; it becomes written_by (3.3),
+// whatever the request body says.
+func participant(ctx object) (string, error) {
+	p, err := ctx.text("participant")
+	if err != nil || p == "" {
+		return "", refuse("INVALID_REQUEST", "the call carries no participant identity; the system must set one")
+	}
+	return p, nil
+}
+
+// audit logs a write or delete to stderr with its metadata, never the value (8.5); for a delete, written_by and
+// timestamp are who deleted the key and when.
 func audit(event, sessionID, key string, e entry) {
 	record, _ := json.Marshal(map[string]any{
 		"event": event, "session_id": sessionID, "key": key, "written_by": e.WrittenBy,
