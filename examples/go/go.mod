@@ -1,0 +1,3 @@
+module example.com/ctxconform-example
+
+go 1.19
