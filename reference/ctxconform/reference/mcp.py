@@ -346,7 +346,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ctxconform.reference.mcp", description=__doc__)
     parser.add_argument("--workspace-root", default=env("CTXCONFORM_WORKSPACE_ROOT", "workspaces"))
     parser.add_argument("--tastes-dir", default=env("CTXCONFORM_TASTES_DIR", "tastes"))
-    parser.add_argument("--store", default=env("CTXCONFORM_STORE"), help="shared-context store URL")
+    parser.add_argument(
+        "--store", default=env("CTXCONFORM_STORE"), help="store URL (shared-context; memory: also for content-provider)"
+    )
     parser.add_argument("--participant", default=env("CTXCONFORM_PARTICIPANT"), help="who this connection writes as")
     parser.add_argument("--session", default=env("CTXCONFORM_SESSION_ID"), help="session when a call's _meta names none")
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
