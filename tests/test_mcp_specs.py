@@ -1,8 +1,9 @@
 """Every spec over MCP: the reference's server has a tool for each operation, and the suites pass through mcp+stdio.
 
 read-context's whole suite over MCP is test_cli's, shared-context's test_mcp_shared_context's (slow); here are the
-three specs whose tools carry their adapter-protocol operations. In the default session they run a sample (every
-operation through the golden scripts, plus refusals of each kind); `nox -s slow` runs each whole suite.
+three specs whose tools carry their adapter-protocol operations. In the default session a sample of each runs over
+MCP alone (every operation through the golden scripts, plus refusals of each kind), and every test must pass as
+in-process; `nox -s slow` runs each whole suite in-process and over MCP and compares the verdicts.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import anyio
 import pytest
@@ -34,6 +35,7 @@ SAMPLE: Final = {
     "context-snapshot": "test_snapshots or malformed_create or malformed_arguments_of_the_other or unknown_operation"
     " or (not_unicode and content-high])",
 }
+Json = dict[str, Any]
 
 
 def own_suites() -> list[Spec]:
@@ -80,25 +82,26 @@ def test_over_mcp_the_reference_declares_every_spec_as_in_process(tmp_path: Path
     assert set(declared[1]) == {spec.id for spec in own_suites()}
 
 
-def verdicts_over_mcp(tmp_path: Path, spec_ids: list[str], *keyword: str) -> tuple[dict[str, str], dict[str, str], set[str]]:
-    """One run in-process and over MCP: each test's verdicts, and the tests skipped over MCP as inputs it cannot carry."""
-    arguments = [arg for spec in spec_ids for arg in ("--spec", spec)] + list(keyword)
-    done = Cli(tmp_path)(
-        "run", "--adapter", "reference", "--adapter", MCP, *arguments, "--report-dir", "reports", "--seed", "1", "--quiet"
-    )
+def run_tests(tmp_path: Path, adapters: list[str], spec_ids: list[str], *selection: str) -> list[dict[str, Json]]:
+    """Run the suites of `spec_ids` against each adapter (seed 1): per adapter, each test's result by id."""
+    arguments = [arg for adapter in adapters for arg in ("--adapter", adapter)]
+    arguments += [arg for spec in spec_ids for arg in ("--spec", spec)]
+    done = Cli(tmp_path)("run", *arguments, *selection, "--report-dir", "reports", "--seed", "1", "--quiet")
     assert done.returncode == 0, done.stdout + done.stderr
-    inprocess, over_mcp = ({t["id"]: t for t in run["tests"]} for run in load_report(tmp_path / "reports")["implementations"])
-    uncarriable = {i for i, t in over_mcp.items() if t["verdict"] == "SKIP" and "cannot carry this input" in t["message"]}
-    return {i: t["verdict"] for i, t in inprocess.items()}, {i: t["verdict"] for i, t in over_mcp.items()}, uncarriable
+    return [{t["id"]: t for t in run["tests"]} for run in load_report(tmp_path / "reports")["implementations"]]
 
 
-def test_a_sample_of_each_suite_over_mcp_gives_the_same_verdicts_as_in_process(tmp_path: Path) -> None:
-    """Over mcp+stdio the sample gets the same tests and verdicts as in-process, bar inputs MCP cannot carry (SKIP)."""
+def uncarriable(tests: dict[str, Json]) -> set[str]:
+    """The tests skipped because the transport cannot carry their input."""
+    return {i for i, t in tests.items() if t["verdict"] == "SKIP" and "cannot carry this input" in t["message"]}
+
+
+def test_a_sample_of_each_suite_passes_over_mcp_bar_inputs_it_cannot_carry(tmp_path: Path) -> None:
+    """Over mcp+stdio every test of the sample passes (as each does in-process), or is SKIP as an input MCP cannot carry."""
     keyword = " or ".join(f"({spec.replace('-', '_')} and ({expression}))" for spec, expression in SAMPLE.items())
-    inprocess, over_mcp, uncarriable = verdicts_over_mcp(tmp_path, list(SAMPLE), "--keyword", keyword)
-    assert set(inprocess.values()) == {"PASS"}
-    assert inprocess.keys() == over_mcp.keys()
-    assert {i: v for i, v in over_mcp.items() if i not in uncarriable} == {i: "PASS" for i in inprocess if i not in uncarriable}
+    (over_mcp,) = run_tests(tmp_path, [MCP], list(SAMPLE), "--keyword", keyword)
+    skipped = uncarriable(over_mcp)
+    assert {i: t["verdict"] for i, t in over_mcp.items() if i not in skipped} == {i: "PASS" for i in over_mcp if i not in skipped}
     assert {i.split("/")[0].replace("_", "-") for i in over_mcp} == set(SAMPLE)
 
 
@@ -106,8 +109,8 @@ def test_a_sample_of_each_suite_over_mcp_gives_the_same_verdicts_as_in_process(t
 @pytest.mark.parametrize("spec", list(SAMPLE))
 def test_each_whole_suite_over_mcp_gives_the_same_verdicts_as_in_process(tmp_path: Path, spec: str) -> None:
     """Over mcp+stdio a whole suite gets the same tests and verdicts as in-process, bar inputs MCP cannot carry (SKIP)."""
-    inprocess, over_mcp, uncarriable = verdicts_over_mcp(tmp_path, [spec])
-    carried = inprocess.keys() - uncarriable
+    inprocess, over_mcp = run_tests(tmp_path, ["reference", MCP], [spec])
+    carried = inprocess.keys() - uncarriable(over_mcp)
     assert inprocess.keys() == over_mcp.keys()
-    assert {i: over_mcp[i] for i in carried} == {i: inprocess[i] for i in carried}
-    assert {inprocess[i] for i in uncarriable} <= {"PASS"}
+    assert {i: over_mcp[i]["verdict"] for i in carried} == {i: inprocess[i]["verdict"] for i in carried}
+    assert {inprocess[i]["verdict"] for i in uncarriable(over_mcp)} <= {"PASS"}
