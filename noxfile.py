@@ -50,7 +50,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def slow(session: nox.Session) -> None:
-    """Run the tests marked slow: the whole shared-context suite over MCP stdio, one server per participant."""
+    """Run the tests marked slow: whole suites over MCP stdio (shared-context's starts one server per participant)."""
     session.install("-e", ".[dev]")
     session.run("pytest", "-m", "slow", "--durations=5", *session.posargs)
 

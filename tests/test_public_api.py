@@ -57,7 +57,9 @@ PUBLIC = {
         "RECENT", "SPEC_ID", "SPEC_VERSION", "LineCounter", "ReadContext", "ReadContextFactory", "ReadContextHandler",
         "json_object", "parse_brief", "read_text", "split_lines", "summarize_notes"
     ],
-    "ctxconform.reference.mcp": ["MAX_BODY_BYTES", "SESSION_META", "SharedContextConnection", "build_server", "main"],
+    "ctxconform.reference.mcp": [
+        "MAX_BODY_BYTES", "SESSION_META", "HandlerTools", "SharedContextConnection", "build_server", "main"
+    ],
     "ctxconform.reference.context_assembly": [
         "DEFAULT_MINIMUM_RECENT", "DEFAULT_MODEL_LIMIT", "DEFAULT_STRATEGY", "DEFAULT_TOKEN_BUFFER", "HANDLER_FACTORY",
         "MARKER", "SPEC_ID", "SPEC_VERSION", "Assembler", "ContextAssemblyFactory", "ContextAssemblyHandler", "Finder", "Fitted",

@@ -1,7 +1,10 @@
 """Serve the reference's tools over MCP: ``python -m ctxconform.reference.mcp [--http]``.
 
-Tools: ``read_context(image_id)`` (read-context); ``shared_context(action, ...)`` and the system operations
-``create_session``, ``archive_session`` and ``delete_session`` (shared-context). Each result is the envelope
+Every spec the reference implements is served. Tools: ``read_context(image_id)`` (read-context);
+``shared_context(action, ...)`` and the system operations ``create_session``, ``archive_session`` and
+``delete_session`` (shared-context); and one tool per operation of context-assembly (``assemble``), content-provider
+(``create_provider``, ``append_item``, ``compose``, ...) and context-snapshot (``create_snapshot``, ``add_item``,
+``finalize``, ...), named as the operation and taking its request as the arguments. Each result is the envelope
 ``{"success": bool, "data": {...} | null, "error": {code, message, details, recoverable} | null}``.
 
 Identity is the connection's, never the request's. Over stdio ``--participant`` / ``CTXCONFORM_PARTICIPANT`` names
@@ -13,6 +16,9 @@ of a ``shared_context`` call is the request's ``_meta`` ``"ctxconform/session_id
 ``CTXCONFORM_SESSION_ID``. The store is ``--store`` / ``CTXCONFORM_STORE``, by default SQLite at
 ``$CTXCONFORM_STATE_DIR/shared-context.sqlite3`` (WAL: several servers, one per participant, may share it).
 Folders come from ``--workspace-root`` / ``CTXCONFORM_WORKSPACE_ROOT`` and ``--tastes-dir`` / ``CTXCONFORM_TASTES_DIR``.
+The other specs' handlers are opened on their first call, as the stdio server opens them: on the state directory
+``CTXCONFORM_STATE_DIR`` with every ``CTXCONFORM_*`` variable as a start option (``CTXCONFORM_REPOSITORY`` is
+``repository``, as the harness sets them) and ``--store`` as the store URL.
 """
 
 from __future__ import annotations
@@ -22,10 +28,10 @@ import os
 import socket
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final, Protocol
 
 import anyio.to_thread
 import uvicorn
@@ -35,13 +41,15 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
 
+from ctxconform.reference import content_provider, context_assembly, context_snapshot
+from ctxconform.reference._handler import HandlerFactory, Opening, SpecHandler
 from ctxconform.reference._logging import log_to_stderr
 from ctxconform.reference._tokens import Tokens, load_tokens
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.read_context import ReadContext
 from ctxconform.reference.shared_context import SPEC_VERSION, SharedContext, SharedContextHandler, open_store
 
-__all__ = ["MAX_BODY_BYTES", "SESSION_META", "SharedContextConnection", "build_server", "main"]
+__all__ = ["MAX_BODY_BYTES", "SESSION_META", "HandlerTools", "SharedContextConnection", "build_server", "main"]
 
 Json = dict[str, Any]
 
@@ -100,6 +108,54 @@ class SharedContextConnection:
             self._handler = None
 
 
+class _Described(Protocol):
+    """What a handler class says of itself before any handler is opened: its operations, spec version and features."""
+
+    operations: ClassVar[tuple[str, ...]]
+    version: str
+    features: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Served:
+    """A spec whose tools are its operations, each call carried out by the handler `factory` opens."""
+
+    factory: HandlerFactory
+    handler: type[_Described]
+
+
+# read-context and shared-context have tools of their own (a typed image_id; the connection's participant); these
+# specs' tools are their adapter-protocol operations, carried out by the same handlers as over stdio.
+_SERVED: Final = (
+    _Served(context_assembly.HANDLER_FACTORY, context_assembly.ContextAssemblyHandler),
+    _Served(content_provider.HANDLER_FACTORY, content_provider.ContentProviderHandler),
+    _Served(context_snapshot.HANDLER_FACTORY, context_snapshot.ContextSnapshotHandler),
+)
+
+
+@dataclass
+class HandlerTools:
+    """The specs served through their handlers, one tool per operation: each handler opened on its spec's first call."""
+
+    opening: Opening
+    _handlers: dict[str, SpecHandler] = field(default_factory=dict)
+    _locks: dict[str, threading.Lock] = field(default_factory=lambda: {s.factory.spec: threading.Lock() for s in _SERVED})
+
+    def call(self, factory: HandlerFactory, op: str, args: Json) -> Json:
+        """Carry out one operation with the spec's handler, one call of a spec at a time (as over stdio)."""
+        with self._locks[factory.spec]:
+            handler = self._handlers.get(factory.spec)
+            if handler is None:
+                handler = self._handlers[factory.spec] = factory(self.opening)
+            return handler.call(op, args, {})
+
+    def close(self) -> None:
+        """Close every handler opened."""
+        for handler in self._handlers.values():
+            handler.close()
+        self._handlers.clear()
+
+
 class _ParticipantTokens:
     """Verifies bearer tokens for MCP over HTTP: a token is valid when it names a participant."""
 
@@ -113,11 +169,16 @@ class _ParticipantTokens:
 
 
 def build_server(
-    read_context: ReadContext, shared: SharedContextConnection | None = None, tokens: Tokens | None = None, url: str = ""
+    read_context: ReadContext,
+    shared: SharedContextConnection | None = None,
+    tokens: Tokens | None = None,
+    url: str = "",
+    handled: HandlerTools | None = None,
 ) -> MCPServer:
-    """Return an MCP server exposing the reference's tools (shared-context ones when `shared` is given).
+    """Return an MCP server exposing the reference's tools (shared-context's when `shared` is given).
 
-    With `tokens`, every HTTP request must carry a bearer token naming its participant; `url` is the server's own.
+    `handled` adds one tool per operation of context-assembly, content-provider and context-snapshot. With `tokens`,
+    every HTTP request must carry a bearer token naming its participant; `url` is the server's own.
     """
     server = MCPServer(
         "ctxconform-reference",
@@ -138,6 +199,8 @@ def build_server(
 
     if shared is not None:
         _add_shared_context_tools(server, shared)
+    if handled is not None:
+        _add_handler_tools(server, handled)
     return server
 
 
@@ -182,6 +245,29 @@ def _add_shared_context_tools(server: MCPServer, shared: SharedContextConnection
         """Delete a session and everything it holds (system connections only)."""
         del session_id
         return await _shared(shared, "delete_session", ctx, None)  # type: ignore[return-value]
+
+
+def _add_handler_tools(server: MCPServer, handled: HandlerTools) -> None:
+    for served in _SERVED:
+        spec, handler = served.factory.spec, served.handler
+        meta = {"ctxconform/spec": spec, "ctxconform/version": handler.version, "ctxconform/features": list(handler.features)}
+        for op in handler.operations:
+            description = f"The {spec} operation {op}: the arguments are its request, the result its answer."
+            server.add_tool(_handler_tool(handled, served.factory, op), name=op, description=description, meta=meta)
+
+
+def _handler_tool(handled: HandlerTools, factory: HandlerFactory, op: str) -> Callable[[Context], Awaitable[Json]]:
+    # No parameters: the handler checks the raw arguments and answers each flaw with the spec's error code.
+    async def tool(ctx: Context) -> Json:
+        return await _handled(handled, factory, op, ctx)  # type: ignore[return-value]
+
+    return tool
+
+
+async def _handled(handled: HandlerTools, factory: HandlerFactory, op: str, ctx: Context) -> Json | CallToolResult:
+    """Run one call on a worker thread, as shared-context's are."""
+    arguments = _arguments(ctx)
+    return await anyio.to_thread.run_sync(_envelope, lambda: handled.call(factory, op, arguments))
 
 
 async def _shared(
@@ -235,13 +321,24 @@ def main(argv: list[str] | None = None) -> int:
         options.participant or None, options.session, options.store, Path(os.environ.get("CTXCONFORM_STATE_DIR", "."))
     )
     read_context = ReadContext(Path(options.workspace_root), Path(options.tastes_dir))
+    handled = HandlerTools(Opening(shared.state_dir, _start_options(), options.store))
     try:
         if options.http:
-            return _serve_http(read_context, shared, options)
-        build_server(read_context, shared).run()
+            return _serve_http(read_context, shared, handled, options)
+        build_server(read_context, shared, handled=handled).run()
     finally:
         shared.close()
+        handled.close()
     return 0
+
+
+def _start_options() -> Json:
+    """The start options the harness passed as CTXCONFORM_* variables, by their names: each handler takes its own."""
+    return {
+        name.removeprefix("CTXCONFORM_").lower(): value
+        for name, value in os.environ.items()
+        if name.startswith("CTXCONFORM_") and name != "CTXCONFORM_STATE_DIR"
+    }
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -249,7 +346,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ctxconform.reference.mcp", description=__doc__)
     parser.add_argument("--workspace-root", default=env("CTXCONFORM_WORKSPACE_ROOT", "workspaces"))
     parser.add_argument("--tastes-dir", default=env("CTXCONFORM_TASTES_DIR", "tastes"))
-    parser.add_argument("--store", default=env("CTXCONFORM_STORE"), help="shared-context store URL")
+    parser.add_argument(
+        "--store", default=env("CTXCONFORM_STORE"), help="store URL (shared-context; memory: also for content-provider)"
+    )
     parser.add_argument("--participant", default=env("CTXCONFORM_PARTICIPANT"), help="who this connection writes as")
     parser.add_argument("--session", default=env("CTXCONFORM_SESSION_ID"), help="session when a call's _meta names none")
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
@@ -260,7 +359,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _serve_http(read_context: ReadContext, shared: SharedContextConnection, options: argparse.Namespace) -> int:
+def _serve_http(
+    read_context: ReadContext, shared: SharedContextConnection, handled: HandlerTools, options: argparse.Namespace
+) -> int:
     """Bind, open the store, print the address, and serve until SIGTERM or SIGINT."""
     try:
         tokens = load_tokens(options.tokens)
@@ -274,7 +375,7 @@ def _serve_http(read_context: ReadContext, shared: SharedContextConnection, opti
         return 2
     host, port = listener.getsockname()[:2]
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
-    app = build_server(read_context, shared, tokens, url).streamable_http_app(
+    app = build_server(read_context, shared, tokens, url, handled).streamable_http_app(
         json_response=True, max_request_body_size=options.max_body_bytes, host=options.host
     )
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=2)

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from ctxconform.reference._handler import Opening, SpecHandler
 from ctxconform.reference.content_provider import _args
@@ -37,53 +37,6 @@ def open_provider_store(state_dir: Path, store_url: str | None = None) -> Provid
     if store_url == "memory:":
         return MemoryProviderStore()
     return SQLiteProviderStore(state_dir / "content-provider.sqlite3")
-
-
-@dataclass
-class ContentProviderHandler:
-    """content-provider: executions, registers, composition, delivery, traces, persist and rehydrate."""
-
-    service: ContentProviders
-    version: str = SPEC_VERSION
-    features: tuple[str, ...] = ()
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def call(self, op: str, args: Json, context: Json) -> Json:  # noqa: ARG002 - the execution travels in the arguments
-        """Carry out one operation, whole or not at all."""
-        operation = _OPERATIONS.get(op)
-        if operation is None:
-            raise SpecError("UNKNOWN_OP", f"content-provider has no operation {_args.shown(op)}; see the README's table")
-        with self._lock:
-            return operation(self.service, args)
-
-    def close(self) -> None:
-        """Close the store."""
-        self.service.close()
-
-
-def open_handler(
-    state_dir: Path,
-    store_url: str | None = None,
-    service: Callable[[ProviderStore], ContentProviders] = ContentProviders,
-    handler: Callable[[ContentProviders], ContentProviderHandler] = ContentProviderHandler,
-) -> ContentProviderHandler:
-    """A `handler` over a `service` over a store in the state directory (or in memory for `memory:`); a variant swaps either."""
-    return handler(service(open_provider_store(state_dir, store_url)))
-
-
-@dataclass(frozen=True)
-class ContentProviderFactory:
-    """Opens content-provider over the run's store; `open` is the override point a mutant replaces."""
-
-    open: Callable[[Path, str | None], SpecHandler] = open_handler
-    spec: str = SPEC_ID
-
-    def __call__(self, opening: Opening) -> SpecHandler:
-        """A handler over the state folder and the store URL."""
-        return self.open(opening.state_dir, opening.store_url)
-
-
-HANDLER_FACTORY: Final = ContentProviderFactory()
 
 
 def _execution(args: object, op: str, *more: str) -> tuple[str, Json]:
@@ -207,3 +160,51 @@ _OPERATIONS: Final[dict[str, Operation]] = {
     "persist": _persist,
     "rehydrate": _rehydrate,
 }
+
+
+@dataclass
+class ContentProviderHandler:
+    """content-provider: executions, registers, composition, delivery, traces, persist and rehydrate."""
+
+    operations: ClassVar[tuple[str, ...]] = tuple(_OPERATIONS)
+    service: ContentProviders
+    version: str = SPEC_VERSION
+    features: tuple[str, ...] = ()
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def call(self, op: str, args: Json, context: Json) -> Json:  # noqa: ARG002 - the execution travels in the arguments
+        """Carry out one operation, whole or not at all."""
+        operation = _OPERATIONS.get(op)
+        if operation is None:
+            raise SpecError("UNKNOWN_OP", f"content-provider has no operation {_args.shown(op)}; see the README's table")
+        with self._lock:
+            return operation(self.service, args)
+
+    def close(self) -> None:
+        """Close the store."""
+        self.service.close()
+
+
+def open_handler(
+    state_dir: Path,
+    store_url: str | None = None,
+    service: Callable[[ProviderStore], ContentProviders] = ContentProviders,
+    handler: Callable[[ContentProviders], ContentProviderHandler] = ContentProviderHandler,
+) -> ContentProviderHandler:
+    """A `handler` over a `service` over a store in the state directory (or in memory for `memory:`); a variant swaps either."""
+    return handler(service(open_provider_store(state_dir, store_url)))
+
+
+@dataclass(frozen=True)
+class ContentProviderFactory:
+    """Opens content-provider over the run's store; `open` is the override point a mutant replaces."""
+
+    open: Callable[[Path, str | None], SpecHandler] = open_handler
+    spec: str = SPEC_ID
+
+    def __call__(self, opening: Opening) -> SpecHandler:
+        """A handler over the state folder and the store URL."""
+        return self.open(opening.state_dir, opening.store_url)
+
+
+HANDLER_FACTORY: Final = ContentProviderFactory()

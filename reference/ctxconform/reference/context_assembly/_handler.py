@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from ctxconform.reference._handler import Opening, SpecHandler
 from ctxconform.reference.context_assembly._assemble import Assembler
@@ -21,6 +21,7 @@ SPEC_VERSION: Final = "Draft"
 class ContextAssemblyHandler:
     """context-assembly: one stateless operation, assemble, carried out by `assembler`."""
 
+    operations: ClassVar[tuple[str, ...]] = ("assemble",)
     version: str = SPEC_VERSION
     features: tuple[str, ...] = ("buffer_mode", "rolling_window", "stop_at_limit", "multi_source_edges")
     assembler: Assembler = field(default_factory=Assembler)
@@ -28,7 +29,7 @@ class ContextAssemblyHandler:
 
     def call(self, op: str, args: Json, context: Json) -> Json:  # noqa: ARG002 - assembly has no call context
         """Assemble a completion request."""
-        if op != "assemble":
+        if op not in self.operations:
             raise SpecError("UNKNOWN_OP", f"context-assembly has no operation {op!r}")
         return self.assembler.run(args)
 

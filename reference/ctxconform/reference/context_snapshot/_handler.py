@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from ctxconform.reference._handler import Opening, SpecHandler
 from ctxconform.reference.context_snapshot._objects import Algorithm
@@ -37,6 +37,7 @@ _OPS: Final = (
 class ContextSnapshotHandler:
     """context-snapshot: snapshots in SQLite under the state directory, blobs in the repositories the harness names."""
 
+    operations: ClassVar[tuple[str, ...]] = _OPS
     service: ContextSnapshots
     version: str = SPEC_VERSION
     features: tuple[str, ...] = FEATURES
@@ -60,7 +61,7 @@ class ContextSnapshotHandler:
 
     def call(self, op: str, args: Json, context: Json) -> Json:  # noqa: ARG002 - the spec has no call context
         """Carry out one operation."""
-        if op not in _OPS:
+        if op not in self.operations:
             raise SpecError("UNKNOWN_OP", f"context-snapshot has no operation {op!r}; the operations are {', '.join(_OPS)}")
         # Looked up on the service itself, so that a subclass carries out its own version of an operation.
         operation: Callable[[object], Json] = getattr(self.service, op)

@@ -8,4 +8,5 @@ from ctxconform.conformance.testing import Spec
 
 __all__ = ["SPEC"]
 
-SPEC: Final = Spec.of_package(__file__, "context-assembly")
+# Over MCP each operation is a tool of its name; its _meta declares the spec version and features.
+SPEC: Final = Spec.of_package(__file__, "context-assembly", mcp_tools=("assemble",))

@@ -32,9 +32,21 @@ def _repositories(state_dir: Path) -> dict[str, Any]:
     return repositories
 
 
+# Over MCP each operation is a tool of its name; its _meta declares the spec version and features.
 SPEC: Final = Spec.of_package(
     __file__,
     "context-snapshot",
     start_options=_repositories,
     needs=(("git", "git 2.29 or newer, for SHA-256 repositories (Debian: apt-get install git)"),),
+    mcp_tools=(
+        "create_snapshot",
+        "add_item",
+        "set_item_content",
+        "remove_item",
+        "finalize",
+        "get_snapshot",
+        "hash_content",
+        "read_blob",
+        "retain",
+    ),
 )
