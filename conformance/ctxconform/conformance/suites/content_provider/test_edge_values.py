@@ -181,20 +181,35 @@ def test_a_stored_register_with_null_or_wrongly_typed_fields_is_refused(
 
 
 @edge("two-writers")
-@requirement(R.S6_2_PERSIST_AND_REHYDRATE)
+@requirement(R.S6_2_PERSIST_AND_REHYDRATE, R.S6_2_DURABLE_ACROSS_RESTART)
 def test_two_instances_persist_side_by_side(implementation: Implementation) -> None:
-    """Providers persisted by two instances on one state are both kept, each rehydrated by the other instance."""
+    """Providers persisted by two instances on one state are both kept, each rehydrated by the other instance.
+
+    A provider persisted before the second instance starts is first read back by it: that is keeping beyond the
+    writer's process, as across a restart (6.2's durability). Those the two persist while both run must then not be
+    lost to each other (6.2's interface: what was persisted is given again).
+    """
     rid = R.S6_2_PERSIST_AND_REHYDRATE
+    durable = R.S6_2_DURABLE_ACROSS_RESTART
+    saved: dict[str, tuple[Implementation, Json]] = {}
+
+    def persist(writer: Implementation, served: str) -> str:
+        session = new_id("session")
+        with fresh_execution(writer) as execution:
+            execution.add("Notes", "Session", serves=served)
+            execution.append("Notes", session, serves=served)
+            saved[session] = (writer, execution.registers(served))
+            execution.persist(session, serves=served)
+        return session
+
+    first = persist(implementation, rid)
     with second_instance(implementation, SPEC) as other:
-        saved = {}
-        for writer in (implementation, other, implementation):
-            session = new_id("session")
-            with fresh_execution(writer) as execution:
-                execution.add("Notes", "Session", serves=rid)
-                execution.append("Notes", session, serves=rid)
-                saved[session] = (writer, execution.registers(rid))
-                execution.persist(session, serves=rid)
-        for session, (writer, provider) in saved.items():
+        copy = rehydrated(other, durable, sessionId=first)
+        check_equal(durable, copy.registers(durable), saved[first][1], "a provider persisted before this instance started")
+        copy.end_execution()
+        both = [persist(writer, rid) for writer in (other, implementation)]
+        for session in both:
+            writer, provider = saved[session]
             reader = other if writer is implementation else implementation
             copy = rehydrated(reader, rid, sessionId=session)
             check_equal(rid, copy.registers(rid), provider, "a provider the other instance persisted")
