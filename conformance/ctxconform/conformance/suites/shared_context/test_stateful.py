@@ -166,7 +166,10 @@ class SharedContextMachine(RuleBasedStateMachine):
         due = [code for code, applies in self.write_errors(model, key, len(value) // 4) if applies]
         if due:
             first = min(due, key=ORDER.index)
-            wrongly = None if outcome.code in due else misjudged(outcome, key, value)
+            # A code no due rule has names a key or value misjudged; but VALUE_TOO_LARGE on a write that overfills the
+            # store is the store's code mislabelled (the two size codes), which store-full's check judges.
+            mislabelled = outcome.code in due or (outcome.code == "VALUE_TOO_LARGE" and "STORE_FULL" in due)
+            wrongly = None if mislabelled else misjudged(outcome, key, value)
             refused(outcome, due, key_rule(key) if first == "INVALID_KEY" else ACCEPTED_WRONGLY[first], wrongly)
             return
         if model is not None:
