@@ -383,6 +383,7 @@ SECOND_STARTS = next(step for step, (index, _, _) in enumerate(INTERLEAVED) if i
 @requirement(
     R.S4_4_LAST_WRITE_WINS,
     R.S3_SYNCHRONOUS,
+    R.S3_3_CREATE_VERSION_ONE,
     R.S3_3_VERSION_INCREMENTS,
     R.S3_3_WRITTEN_BY_SYSTEM_SET,
     R.S4_5_SURVIVES_SUBAGENT_COMPLETION,
@@ -392,10 +393,11 @@ def test_two_instances_writing_one_session_lose_no_write(implementation: Impleme
     """Two instances on one state write one session in turn: both read every acknowledged write, the last one winning.
 
     Each check is charged to the rule it is about: the second instance, started after the session was created, finds
-    it as a restarted process would (durable-across-restarts); an overwrite from the other instance adds one to the
-    version (version-increments); every acknowledged write is there (synchronous), the later write of the shared key
-    is the one read (last-write-wins), with its own writer (written-by-system-set). Keys of a subagent that are gone
-    once another participant wrote are what 4.5 says survive the subagent, as the stateful test charges them.
+    it as a restarted process would (durable-across-restarts); the shared key starts at 1 (create-version-one) and an
+    overwrite from the other instance adds one to its version (version-increments); every acknowledged write is there
+    (synchronous), the later write of the shared key is the one read (last-write-wins), with its own writer
+    (written-by-system-set). Keys of a subagent that are gone once another participant wrote are what 4.5 says
+    survive the subagent, as the stateful test charges them.
     """
     with second_instance(implementation, SPEC) as other:
         writers = [session, Session(other, session.session_id, "subagent:second")]
@@ -411,6 +413,7 @@ def test_two_instances_writing_one_session_lose_no_write(implementation: Impleme
             if key == "shared":
                 shared_versions.append(answer["version"])
         first, last = shared_versions
+        check_equal(R.S3_3_CREATE_VERSION_ONE, first, 1, "the version of the shared key's first write", sent=INTERLEAVED)
         check(
             R.S3_3_VERSION_INCREMENTS,
             last == first + 1,
