@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,10 @@ def test_requirement_constant_names_are_unique(spec: str) -> None:
     """No two requirement ids of a spec map to the same constant."""
     names = [constant_name(r.id) for r in load_registry(spec).requirements]
     assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("spec", sorted(spec.id for spec in specs().values() if spec.suite.parent == suite_root()))
+def test_the_client_calls_the_operations_of_its_spec(spec: str) -> None:
+    """The suite client's `OPERATIONS` are `Spec.operations` (MCP tools, else request schemas): those `init` writes."""
+    client = importlib.import_module(f"ctxconform.conformance.suites.{specs()[spec].suite.name}.client")
+    assert sorted(client.OPERATIONS.table) == sorted(specs()[spec].operations)

@@ -48,3 +48,13 @@ def test_the_wheel_has_both_source_roots_registries_snapshots_and_markers(wheel:
     assert "ctxconform/conformance/suites/shared_context/__snapshots__/test_snapshots.ambr" in names
     assert {"ctxconform/reference/py.typed", "ctxconform/conformance/py.typed"} <= names
     assert not any(name.startswith("ctxconform/__init__") for name in names)
+
+
+def test_the_scaffolds_of_init_are_in_the_wheel(wheel: zipfile.ZipFile) -> None:
+    """Every template `ctxconform init` writes from (the `run` scripts, the snippets, Go's `gitignore`) is packed."""
+    names = set(wheel.namelist())
+    scaffolds = ROOT / "conformance" / "ctxconform" / "conformance" / "scaffold"
+    files = [path for path in scaffolds.rglob("*") if path.is_file() and "__pycache__" not in path.parts]
+    expected = {f"ctxconform/conformance/{path.relative_to(scaffolds.parent).as_posix()}" for path in files}
+    assert len(expected) >= 3 * 5
+    assert expected <= names

@@ -7,14 +7,14 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-from ctxconform.conformance.cli import _hostile, _mutants, _report, _run, _specdiff, _specs
+from ctxconform.conformance.cli import _hostile, _init, _mutants, _report, _run, _specdiff, _specs
 from ctxconform.conformance.cli._common import EXIT_USAGE, kit_version
 from ctxconform.conformance.exceptions import ConfigurationError
 from ctxconform.conformance.report._text import visible
 
 __all__ = ["main"]
 
-_COMMANDS: Final = (_run, _report, _mutants, _hostile, _specdiff, _specs)
+_COMMANDS: Final = (_run, _report, _mutants, _hostile, _specdiff, _specs, _init)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -38,6 +38,7 @@ ENTRY_POINT_GROUP: Final = "ctxconform.specs"
 _SUITES: Final = Path(__file__).resolve().parents[1] / "suites"
 _SUITES_PACKAGE: Final = "ctxconform.conformance.suites"
 _ADDED: Final[dict[str, Path]] = {}
+_REQUEST_SUFFIX: Final = ".request.json"
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,18 @@ class Spec:
     def schemas(self) -> Path:
         """The folder of the spec's JSON Schemas."""
         return schemas_dir() / self.id
+
+    @property
+    def operations(self) -> tuple[str, ...]:
+        """The operations a call may name: its MCP tools when it has them, else one per `<op>.request.json` schema.
+
+        An MCP tool carries exactly one operation, under the operation's name, so a spec served over MCP lists its
+        operations there; the schemas alone would mislead for such a spec: shared-context's `write.request.json` is
+        an action inside the `shared_context` operation's request, not an operation of its own.
+        """
+        if self.mcp_tools:
+            return self.mcp_tools
+        return tuple(sorted(path.name.removesuffix(_REQUEST_SUFFIX) for path in self.schemas.glob(f"?*{_REQUEST_SUFFIX}")))
 
     @property
     def fixtures(self) -> Path:

@@ -161,13 +161,20 @@ def test_execution_ids_code_may_confuse_are_two_executions(implementation: Imple
     """Two execution ids one may take for the other each get a provider of their own; ending one leaves the other."""
     one = R.S5_1_ONE_PROVIDER_PER_EXECUTION
     first, second = (Execution(implementation, execution_id) for execution_id in pair)
-    first.create(serves=one)
-    second.create(serves=one)
-    filed(first, "Notes", "first", "Session", one)
-    check_equal(one, key("Notes") in second.registers(one), False, f"a register of {pair[0]!r} in {pair[1]!r}", sent=pair)
-    first.end_execution()
-    check_equal(one, sorted(second.registers(one)), [key("ToolCallManifest")], f"{pair[1]!r} after {pair[0]!r} ended")
-    second.end_execution()
+    # These ids recur across cases: whatever fails here, neither execution is left to the next case to find.
+    left = [first, second]
+    try:
+        first.create(serves=one)
+        second.create(serves=one)
+        filed(first, "Notes", "first", "Session", one)
+        check_equal(one, key("Notes") in second.registers(one), False, f"a register of {pair[0]!r} in {pair[1]!r}", sent=pair)
+        left.remove(first)
+        first.end_execution()
+        check_equal(one, sorted(second.registers(one)), [key("ToolCallManifest")], f"{pair[1]!r} after {pair[0]!r} ended")
+    finally:
+        if implementation.broken is None:
+            for execution in left:
+                execution.end_execution()
 
 
 # Each limited field, and the requirement a name or id of it kept exactly serves.

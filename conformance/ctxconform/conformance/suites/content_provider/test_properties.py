@@ -138,12 +138,15 @@ def run(execution: Execution, model: Model, action: tuple[str, str, str], serial
     elif kind == "tool":
         execution.record(tool_call(serial))
         model.consumable[key(MANIFEST)].append(tool_call(serial))
-    elif model.pending is not None and kind == "deliver":
-        execution.delivered()
-        model.deliver()
-    elif model.pending is not None and kind == "fail":
-        execution.failed()
-        model.pending = None
+    elif model.pending is not None and kind in ("deliver", "fail"):
+        # A request that carried no Consumable item has nothing to clear or keep: its report is a step of the flow (3).
+        serves = None if model.pending else R.S3_MULTI_INVOCATION_FLOWS
+        if kind == "deliver":
+            execution.delivered(serves)
+            model.deliver()
+        else:
+            execution.failed(serves)
+            model.pending = None
     else:  # compose, or a delivery report with nothing pending: compose first
         compose_and_check(execution, model)
 
@@ -175,6 +178,7 @@ def compose_and_check(execution: Execution, model: Model) -> None:
 
 
 @requirement(
+    R.S3_MULTI_INVOCATION_FLOWS,
     R.S4_3_SESSION_PERSISTENT_ACROSS_CALLS,
     R.S4_3_SESSION_NOT_CLEARED,
     R.S4_3_CONSUMABLE_CLEARED_AFTER_DELIVERY,

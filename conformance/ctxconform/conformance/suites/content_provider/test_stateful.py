@@ -85,6 +85,10 @@ BY_CODE: Final = {
     "PROVIDER_NOT_FOUND": R.S5_1_ONE_PROVIDER_PER_EXECUTION,
     "PROVIDER_EXISTS": R.S5_1_ONE_PROVIDER_PER_EXECUTION,
 }
+# What a well-formed call's content is ruled by, where that content varies: the reference checks a call's arguments
+# before the execution's state, so where it refused for the state (NO_OPEN_TRACE, say) and the implementation refused
+# the call as INVALID_REQUEST, the implementation objected to content the reference took.
+CONTENT: Final = {"end_trace": R.S7_3_TOKEN_TOTALS, "record_tool_call": R.S4_4_MANIFEST_RECORDS}
 # Operations that add or replace registers; after any other, a register that appears comes from the choreography.
 REGISTER_OPS: Final = frozenset({"create_provider", "add_register", "append_item", "record_tool_call", "rehydrate"})
 TRACE_FIELDS: Final = {
@@ -136,11 +140,14 @@ def comparable(op: str, result: Json) -> Json:
     return {name: value for name, value in documented(op, result).items() if name not in ("provider", "traces")}
 
 
-def agree(op: str, actual: Checked, expected: Checked) -> None:
+def agree(op: str, actual: Checked, expected: Checked, *, well_formed: bool = True) -> None:
     """Check that the implementation answered as the reference did, its provider and traces charged by what differs."""
     if not expected.ok:
         code = str(expected.code)
-        actual.refused(BY_CODE.get(code, BY_OP.get(op, R.S5_1_ONE_PROVIDER_PER_EXECUTION)), *SAME_AS.get(code, (code,)))
+        rid = BY_CODE.get(code, BY_OP.get(op, R.S5_1_ONE_PROVIDER_PER_EXECUTION))
+        if well_formed and op in CONTENT and actual.code == "INVALID_REQUEST" and code != "INVALID_REQUEST":
+            rid = CONTENT[op]
+        actual.refused(rid, *SAME_AS.get(code, (code,)))
         return
     rid = BY_OP[op]
     got = actual.expect(rid)
@@ -278,7 +285,7 @@ class ContentProviderMachine(RuleBasedStateMachine):
         if mine.ok and not theirs.ok and (op, theirs.code) in NO_OPS:
             self.agree_on_no_op(op, execution_id, mine, BY_CODE[str(theirs.code)])
         else:
-            agree(op, mine, theirs)
+            agree(op, mine, theirs, well_formed=valid)
         if (op not in ("end_execution", "get_provider") and (theirs.ok or mine.ok)) or op == "rehydrate":
             self.compare_state(op, execution_id)
         return mine, theirs

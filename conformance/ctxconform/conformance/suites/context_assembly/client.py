@@ -180,6 +180,9 @@ class Split:
     marker_texts: list[str] = field(default_factory=list)
     cut: list[int] = field(default_factory=list)  # node indices kept only in part (their end)
     cut_texts: list[str] = field(default_factory=list)  # for each of those, the end kept
+    # Cut nodes whose end follows marker text in its message: the message may as well be a marker alone, the node
+    # removed (a marker ending as a content does, such as with "]").
+    ambiguous: list[int] = field(default_factory=list)
     roles: list[str] = field(default_factory=list)
 
 
@@ -187,10 +190,12 @@ def split_messages(messages: Sequence[Json], contents: Sequence[str], *, allow_c
     """Match each message to one node content; text from no node is a marker (a message, or around a node's content).
 
     With `allow_cut`, a message may hold the end of a content (rolling-window-unit), after a marker or not; an end that
-    several contents share (a cut may keep a single character) is the content just before the next kept one.
+    several contents share (a cut may keep a single character) is the content just before the next kept one. An end
+    after a marker is also noted as `ambiguous`: that message may be a marker alone.
     """
     split = Split()
     choices: dict[int, list[int]] = {}  # position in kept -> the contents a cut end may come from
+    after_marker: set[int] = set()  # positions in kept of cut ends that follow marker text in their message
     for message in messages:
         text = str(message.get("content"))
         split.roles.append(str(message.get("role")))
@@ -210,6 +215,7 @@ def split_messages(messages: Sequence[Json], contents: Sequence[str], *, allow_c
         if marker:
             split.markers.append(len(split.kept))
             split.marker_texts.append(marker)
+            after_marker.add(len(split.kept))
         choices[len(split.kept)] = candidates
         split.kept.append(candidates[0])
         split.cut_texts.append(end)
@@ -218,6 +224,8 @@ def split_messages(messages: Sequence[Json], contents: Sequence[str], *, allow_c
         if following is not None and following - 1 in candidates:
             split.kept[position] = following - 1
         split.cut.append(split.kept[position])
+        if position in after_marker:
+            split.ambiguous.append(split.kept[position])
     return split
 
 

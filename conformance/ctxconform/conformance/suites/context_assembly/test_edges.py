@@ -17,6 +17,7 @@ from ctxconform.conformance.suites.context_assembly.client import (
     ceil4,
     dropped_count,
     edge,
+    estimate_readings,
     linear_tree,
     node,
     split_messages,
@@ -46,8 +47,12 @@ PRIMARY: Final = R.MULTI_SOURCE_EDGES_PRIMARY_MAIN_CONTENT
 ONE: Final = R.GUARANTEES_AT_LEAST_ONE_MESSAGE
 SYSTEM_LONG: Final = R.GUARANTEES_SYSTEM_CONTEXT_TOO_LONG
 SYSTEM_WHOLE: Final = R.GUARANTEES_SYSTEM_CONTEXT_NEVER_TRUNCATED
+ROLLING: Final = R.TRUNCATION_ROLLING_WINDOW_KEEPS_RECENT
 ROLLING_UNIT: Final = R.TRUNCATION_ROLLING_WINDOW_UNIT
 MIN_RECENT: Final = R.USER_PREFERENCES_MINIMUM_RECENT_NODES
+TOKEN_BUFFER: Final = R.USER_PREFERENCES_TOKEN_BUFFER
+TREE_LEVEL: Final = R.SYSTEM_CONTEXT_COMBINATION_TREE_LEVEL_APPLIES
+FOUR: Final = R.TOKEN_ESTIMATION_FOUR_CHARS_PER_TOKEN
 CODES: Final = ("invalidTree", "INVALID_REQUEST")
 # A small response buffer for tests whose subject is not the buffer.
 TB: Final = 10
@@ -283,13 +288,35 @@ SYSTEM_CASES: Final = [
 ]
 
 
+def check_zero_token_buffer(client: AssemblyClient) -> None:
+    """A tokenBuffer of 0 reserves nothing: a one-token message fits a one-token limit, whole."""
+    result = client.assemble(linear_tree(["Hi"], limit=1, settings={"tokenBuffer": 0}), serves=TOKEN_BUFFER).result
+    check(TOKEN_BUFFER, result["truncated"] is False, "truncated with a tokenBuffer of 0 in a limit it fits", received=result)
+
+
+def check_system_four_chars(client: AssemblyClient, system: str) -> None:
+    """A system context (and one short message) in a budget they fill to at most 90% at four characters per token: whole."""
+    budget = -(-(len(system) + len("Hi")) * 10 // 36) + 2
+    request = linear_tree(["Hi"], system=system, limit=budget + TB, settings={"tokenBuffer": TB})
+    result = client.assemble(request, serves=FOUR).result
+    check(FOUR, result["truncated"] is False, f"truncated in a {budget}-token budget", received=result["truncated"])
+
+
 @edge_class("boundaries")
+@requirement(TREE_LEVEL, FOUR, TOKEN_BUFFER)
 @pytest.mark.parametrize(("length", "offset"), SYSTEM_CASES)
 def test_system_context_at_the_limit(client: AssemblyClient, length: int, offset: int) -> None:
     """A system context one token under, exactly at and one over the limit (no response buffer): too long only over it."""
-    request = linear_tree(["Hi"], system=sized_text(length, fill="S"), settings={"tokenBuffer": 0})
-    system = str(client.assemble(request, serves=SYSTEM_LONG).result.get("systemContext") or "")
-    request["modelContextLimit"] = ceil4(len(system)) + offset
+    text = sized_text(length, fill="S")
+    # What the limit is set from, each checked first by its own rule: no buffer with tokenBuffer 0, about four characters
+    # per token, and the tree's text as the whole system context (read back: its length is what the limit rests on).
+    check_zero_token_buffer(client)
+    check_system_four_chars(client, text)
+    request = linear_tree(["Hi"], system=text, settings={"tokenBuffer": 0})
+    system = client.assemble(request, serves=TREE_LEVEL).expect(TREE_LEVEL).get("systemContext")
+    alone = isinstance(system, str) and system.strip() == text
+    check(TREE_LEVEL, alone, "the tree's systemContext, with no agent, is not the system context", received=system)
+    request["modelContextLimit"] = ceil4(len(str(system))) + offset
     reply = client.assemble(request, serves=SYSTEM_LONG)
     if offset < 0:
         reply.refused(SYSTEM_LONG, "systemContextTooLong")
@@ -303,14 +330,20 @@ def test_system_context_at_the_limit(client: AssemblyClient, length: int, offset
 
 
 @edge_class("boundaries")
-@requirement(ROLLING_UNIT)
+@requirement(ROLLING, ROLLING_UNIT)
 @pytest.mark.parametrize("offset", [-1, 0, 1], ids=["one-under", "at", "one-over"])
 def test_rolling_window_at_the_budget(client: AssemblyClient, offset: int) -> None:
     """rollingWindow, five 100-token messages, a budget of 300 tokens, one under or one over: whole, the ones that fit."""
     texts = hundred_token_path(5)
     settings = {"tokenBuffer": TB, "truncationStrategy": "rollingWindow", "minimumRecentNodes": 1}
     request = linear_tree(texts, limit=300 + offset + TB, settings=settings)
-    split = split_messages(client.assemble(request, serves=ROLLING_UNIT).result["messages"], texts, allow_cut=True)
+    split = split_messages(client.assemble(request, serves=ROLLING).result["messages"], texts, allow_cut=True)
+    # The most recent run, within the budget (keeps-recent), checked first: the unit is about how much of it is whole.
+    kept, n = split.kept, len(texts)
+    check(ROLLING, bool(kept) and kept == list(range(n - len(kept), n)), "not the most recent run", received=kept)
+    kept_texts = [texts[i] for i in kept if i not in split.cut] + split.cut_texts
+    shown = {"kept": kept, "cut": split.cut}
+    check(ROLLING, estimate_readings(kept_texts)[0] <= 300 + offset, "the kept messages exceed the budget", received=shown)
     whole = [i for i in split.kept if i not in split.cut]
     expected = [3, 4] if offset < 0 else [2, 3, 4]
     check_equal(ROLLING_UNIT, whole, expected, f"the whole messages kept in {300 + offset} tokens (the most that fit)")
@@ -341,8 +374,26 @@ def expected_roles(nodes: Sequence[tuple[str, str, bool]]) -> list[str]:
     return roles
 
 
+def check_tagged_twin(client: AssemblyClient, nodes: list[tuple[str, str, bool]]) -> None:
+    """The same path with every node tagged: exactly the nodes not excluded show, in path order.
+
+    Checked first, by the rules they are about: blank nodes cannot show which of them were filtered, nor their order.
+    """
+    tags = [f"<{i}>" for i in range(len(nodes))]
+    request = linear_tree(tags, [author for author, _, _ in nodes])
+    for index, (_, _, excluded) in enumerate(nodes):
+        if excluded:
+            request["tree"]["nodes"][index]["metadata"] = {"excluded": True}
+    text = everything(client.assemble(request, serves=FILTER).result)
+    present = [tag in text for tag in tags]
+    kept = [not excluded for _, _, excluded in nodes]
+    check_equal(FILTER, present, kept, "which nodes are in the result (those not excluded)", sent=request)
+    positions = [text.find(tag) for tag in tags if tag in text]
+    check(TRAVERSE, positions == sorted(positions), "the nodes are out of path order", sent=request, received=text)
+
+
 @edge_class("degenerate")
-@requirement(FILTER, MERGE, ROLES)
+@requirement(FILTER, MERGE, ROLES, TRAVERSE)
 @given(
     nodes=st.lists(
         st.tuples(st.sampled_from(["human", "model"]), st.one_of(degenerate_texts(), st.just("TEXT")), st.booleans()),
@@ -355,12 +406,14 @@ def expected_roles(nodes: Sequence[tuple[str, str, bool]]) -> list[str]:
 def test_blank_nodes_are_nodes(implementation: Implementation, nodes: list[tuple[str, str, bool]]) -> None:
     """Empty and whitespace-only nodes are converted and merged like any others; only excluded nodes are filtered."""
     nodes = [*nodes[:-1], (*nodes[-1][:2], False)]  # at least the current position is left
+    client = AssemblyClient(implementation)
+    check_tagged_twin(client, nodes)
     texts = [f"<{i}>" if text == "TEXT" else text for i, (_, text, _) in enumerate(nodes)]
     request = linear_tree(texts, [author for author, _, _ in nodes])
     for index, (_, _, excluded) in enumerate(nodes):
         if excluded:
             request["tree"]["nodes"][index]["metadata"] = {"excluded": True}
-    result = AssemblyClient(implementation).assemble(request, serves=FILTER).result
+    result = client.assemble(request, serves=FILTER).result
     text = everything(result)
     present = [f"<{i}>" in text for i, (_, content, _) in enumerate(nodes) if content == "TEXT"]
     kept = [not excluded for _, content, excluded in nodes if content == "TEXT"]
@@ -371,12 +424,13 @@ def test_blank_nodes_are_nodes(implementation: Implementation, nodes: list[tuple
 
 
 @edge_class("degenerate")
-@requirement(ONE, ROLES)
+@requirement(ONE, ROLES, FILTER)
 def test_single_blank_node(client: AssemblyClient) -> None:
     """A path of one node whose content is blank (each degenerate text in turn): one message, of its author's role."""
     for content in DEGENERATE_TEXTS:
         request = linear_tree([content], ["model"])
-        result = client.assemble(request, serves=ONE).expect(ONE)
+        # A refusal leaves out a node that is not excluded (filter-excluded); at-least-one-message is about results.
+        result = client.assemble(request, serves=FILTER).expect(FILTER)
         check_equal(ONE, len(result["messages"]), 1, "the number of messages", sent=request)
         role = result["messages"][0].get("role")
         check_equal(ROLES, role, "assistant", "the role of a model node's message", sent=request)

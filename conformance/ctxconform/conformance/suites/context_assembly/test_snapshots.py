@@ -36,6 +36,7 @@ PART_ORDER: Final = (
     "order",
     "default-strategy",
     "system-in-messages",
+    "system-as-dialogue",
     "agent-level",
     "tree-level",
     "system-untruncated",
@@ -148,8 +149,20 @@ def path_parts(normalized: Json, request: Json, result: Json) -> dict[str, Any]:
     document = str(result.get("document") or "".join(str(m.get("content")) for m in result.get("messages") or []))
     parts["labels"] = [label for label in LABELS if label in document.lower()]
     system = normalized["system"]
-    parts["system-in-messages"] = bool(system) and any(system in text for text in text_tokens(normalized))
+    parts["system-in-messages"] = system_in_messages(system, request, result)
     return parts | system_parts(system, request)
+
+
+def system_in_messages(system: str | None, request: Json, result: Json) -> bool:
+    """Whether a dialogue message holds the whole system text (whitespace collapsed), no node's content holding it.
+
+    Read from the messages' text as sent: an instruction source's content is both a node's and part of the system text.
+    """
+    if not system or request["tree"]["mode"] == "buffer":
+        return False
+    if any(system in " ".join(text.split()) for text in known_texts(request).values()):
+        return False
+    return any(system in " ".join(str(m.get("content")).split()) for m in result.get("messages") or [])
 
 
 def system_parts(system: str | None, request: Json) -> dict[str, Any]:
@@ -178,6 +191,11 @@ def compared_parts(client: AssemblyClient, script: GoldenScript, step: GoldenSte
     if "default-strategy" in names:
         explicit = {**step.args, "settings": {**(step.args.get("settings") or {}), "truncationStrategy": "truncateMiddle"}}
         parts["default-strategy"] = normalize(client.assemble(explicit, serves=script.owner).result, step.args) == normalized
+    if "system-as-dialogue" in names:  # the combined system context of the same tree, assembled in dialogue mode
+        dialogue = {key: value for key, value in step.args.items() if key != "workingBuffer"}
+        dialogue["tree"] = {**step.args["tree"], "mode": "dialogue"}
+        reply = client.assemble(dialogue, serves=step.owner_of("system-as-dialogue", script.owner))
+        parts["system-as-dialogue"] = normalize(reply.result, dialogue)["system"] == normalized["system"]
     if "system-untruncated" in names:
         roomy = client.assemble({**step.args, "modelContextLimit": 10**7}, serves=script.owner).result
         parts["system-untruncated"] = normalize(roomy, step.args)["system"] == normalized["system"]

@@ -59,44 +59,60 @@ def git_blob_id(content: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(content) + content, usedforsecurity=False).hexdigest()
 
 
-def layers(item: Json) -> tuple[object, object, str | None]:
-    """An item's kind, path and blob in hex (None when it has none)."""
-    return item.get("kind"), item.get("path"), item_blob(item)
+def layers(item: Json) -> tuple[object, object]:
+    """An item's kind and path."""
+    return item.get("kind"), item.get("path")
 
 
-def added_with_content(snapshots: Snapshots, draft: str, paths: list[str], wanted: str) -> list[tuple[str, str, str]]:
-    """Add one snippet per path, each with its own content; the layers each one must read back with."""
-    expected = []
+def added_with_content(snapshots: Snapshots, draft: str, paths: list[str], wanted: str) -> list[str]:
+    """Add one snippet per path (each add serving `wanted`), each with its own content; the blob each must read back with.
+
+    That blob is the one hash_content gives the item's content: it tells the items apart by what they hold. Whether it
+    is Git's id is items/blob-git-hash, which these tests of locators leave to the hashing tests.
+    """
+    blobs = []
     for path in paths:
         content = f"content of {path!r}".encode()
+        blobs.append(snapshots.hash(content))
         _ = snapshots.add(draft, "snippet", path, content, serves=wanted).expect(wanted)
-        expected.append(("snippet", path, git_blob_id(content)))
-    return expected
+    return blobs
+
+
+def check_read_back(snapshots: Snapshots, draft: str, paths: list[str], blobs: list[str], *, apart: str, exact: str) -> None:
+    """The draft's items: one per path, each with its own content, in order (`apart`); then each path exactly (`exact`)."""
+    got = items_of(snapshots.get(draft, serves=apart))
+    check_equal(apart, [item_blob(item) for item in got], blobs, "the items' blobs (each its own content), in order", sent=paths)
+    check_equal(exact, [layers(item) for item in got], [("snippet", p) for p in paths], "the items' kinds and paths", sent=paths)
 
 
 @edge("identifiers")
-@requirement(R.ITEMS_PATH_LOCATOR)
+@requirement(R.ITEMS_PATH_LOCATOR, R.STRUCTS_CONTEXT_ITEM)
 @pytest.mark.parametrize("chunk", range(len(CHUNKS)))
 def test_hostile_paths_are_opaque_locators(snapshots: Snapshots, chunk: int) -> None:
-    """Dot segments, separators, map-key names, control characters and case variants are paths kept exactly, each apart."""
+    """Dot segments, separators, map-key names, control characters and case variants are paths kept exactly, each apart.
+
+    Each path is accepted and read back exactly (items/path-locator); each is an item of its own, in order
+    (structs/context-item), which is checked first: an item lost or merged with another has no path to compare.
+    """
     wanted, paths = R.ITEMS_PATH_LOCATOR, CHUNKS[chunk]
-    draft = snapshots.create(serves=wanted)
-    expected = added_with_content(snapshots, draft, paths, wanted)
-    got = [layers(item) for item in items_of(snapshots.get(draft, serves=wanted))]
-    check_equal(wanted, got, expected, "the items of hostile paths read back", sent=paths)
+    draft = snapshots.create()
+    blobs = added_with_content(snapshots, draft, paths, wanted)
+    check_read_back(snapshots, draft, paths, blobs, apart=R.STRUCTS_CONTEXT_ITEM, exact=wanted)
 
 
 @edge("identifiers")
-@requirement(R.STRUCTS_CONTEXT_ITEM)
+@requirement(R.STRUCTS_CONTEXT_ITEM, R.ITEMS_PATH_LOCATOR)
 @pytest.mark.parametrize("pair", NAME_PAIRS, ids=[f"pair{i}" for i in range(len(NAME_PAIRS))])
 def test_confusable_paths_are_two_items(snapshots: Snapshots, pair: tuple[str, str]) -> None:
-    """Two paths a map could confuse (parent and child, case, normalization, a NUL) are two items, in order, either way."""
-    wanted = R.STRUCTS_CONTEXT_ITEM
+    """Two paths a map could confuse (parent and child, case, normalization, a NUL) are two items, in order, either way.
+
+    Two items, each with its own content, in order, is structs/context-item; each path accepted and read back exactly
+    is items/path-locator, checked after.
+    """
     for paths in (list(pair), list(pair[::-1])):
-        draft = snapshots.create(serves=wanted)
-        expected = added_with_content(snapshots, draft, paths, wanted)
-        got = [layers(item) for item in items_of(snapshots.get(draft, serves=wanted))]
-        check_equal(wanted, got, expected, "two items of confusable paths read back", sent=paths)
+        draft = snapshots.create()
+        blobs = added_with_content(snapshots, draft, paths, R.ITEMS_PATH_LOCATOR)
+        check_read_back(snapshots, draft, paths, blobs, apart=R.STRUCTS_CONTEXT_ITEM, exact=R.ITEMS_PATH_LOCATOR)
 
 
 def escapes(name: str) -> list[str]:
@@ -116,10 +132,9 @@ def test_climbing_paths_open_nothing_outside_the_state(snapshots: Snapshots, imp
     """A path of ../ segments or an absolute path is a locator: it is kept exactly and no file appears outside the state."""
     wanted, name = R.ITEMS_PATH_LOCATOR, f"ctxconform-{secrets.token_hex(16)}"  # never seeded: no earlier run made it
     there = {path for path in outside(implementation.state_dir, name) if path.exists()}
-    draft = snapshots.create(serves=wanted)
-    expected = added_with_content(snapshots, draft, escapes(name), wanted)
-    got = [layers(item) for item in items_of(snapshots.get(draft, serves=wanted))]
-    check_equal(wanted, got, expected, "the items of climbing paths read back", sent=escapes(name))
+    draft = snapshots.create()
+    blobs = added_with_content(snapshots, draft, escapes(name), wanted)
+    check_read_back(snapshots, draft, escapes(name), blobs, apart=wanted, exact=wanted)
     appeared = [path for path in outside(implementation.state_dir, name) if path.exists() and path not in there]
     shown = [str(path) for path in appeared]
     for path in appeared:  # the suite's own random name: nothing else is called so
@@ -184,15 +199,24 @@ def test_a_wrong_type_in_an_item_is_refused_and_changes_nothing(snapshots: Snaps
         refused_unchanged(snapshots, "add_item", filled(args, position, value), draft, before, "INVALID_REQUEST")
 
 
+def create_owner(position: str) -> str:
+    """The requirement a wrong type at a create_snapshot position breaks: a strategy is the enum's, the rest the record's."""
+    return R.ENUMS_SELECTION_STRATEGY if position == "selection_strategy" else R.STRUCTS_CONTEXT_SNAPSHOT
+
+
 @edge("wrong-types")
-@requirement(R.STRUCTS_CONTEXT_SNAPSHOT)
-@pytest.mark.parametrize("position", list(create_positions()))
+@pytest.mark.parametrize(
+    "position", [pytest.param(position, marks=requirement(create_owner(position))) for position in create_positions()]
+)
 def test_a_wrong_type_at_create_is_refused(snapshots: Snapshots, position: str) -> None:
-    """create_snapshot with a value of the wrong JSON type in any position is INVALID_REQUEST."""
-    args, allowed = create_positions()[position]
+    """create_snapshot with a value of the wrong JSON type in any position is INVALID_REQUEST.
+
+    A selection_strategy that is not a string is a value other than explicit and heuristic: the enum refuses it.
+    """
+    wanted, (args, allowed) = create_owner(position), create_positions()[position]
     for value in wrong_for(allowed):
         sent = filled(args, position, value)
-        snapshots.send("create_snapshot", sent).refused(R.STRUCTS_CONTEXT_SNAPSHOT, "INVALID_REQUEST")
+        snapshots.send("create_snapshot", sent, serves=wanted).refused(wanted, "INVALID_REQUEST")
 
 
 @edge("wrong-types")
@@ -271,7 +295,7 @@ def test_an_item_field_at_the_limit_is_kept_exactly(snapshots: Snapshots, positi
         item: Json = {"kind": "snippet", "path": value} if position == "path" else {"kind": {"other": value}, "path": "p"}
         sent = {"snapshot_id": draft, **item, "content": {"text": "x"}}
         if kept_or_refused(snapshots, wanted, "add_item", sent, over=size > limit) is not None:
-            got = [layers(i)[:2] for i in items_of(snapshots.get(draft, serves=wanted))]
+            got = [layers(i) for i in items_of(snapshots.get(draft, serves=wanted))]
             check(wanted, got == [(item["kind"], item["path"])], f"a {position} of {size} {fill!r}", received=str(got)[:200])
 
 
@@ -314,10 +338,12 @@ def test_two_instances_store_every_blob_in_the_repository(
         writers = (snapshots, Snapshots(other))
         drafts = [writer.create(serves=wanted) for writer in writers]
         contents = [f"writer {i % 2}, item {i}: {unique_hex()}".encode() for i in range(8)]
+        blobs = []
         for i, content in enumerate(contents):
-            _ = writers[i % 2].add(drafts[i % 2], "snippet", f"item {i}", content, serves=wanted).expect(wanted)
-        for i, content in enumerate(contents):
-            blob = git_blob_id(content)
-            check_equal(wanted, sha1.blob(blob), content, f"the repository's blob of item {i}", sent=content)
+            added = writers[i % 2].add(drafts[i % 2], "snippet", f"item {i}", content, serves=wanted).expect(wanted)
+            blobs.append(str(item_blob(added["item"])))
+        # The blob each item answered (whether it is Git's id of the content is items/blob-git-hash, tested elsewhere).
+        for i, (content, blob) in enumerate(zip(contents, blobs, strict=True)):
+            check_equal(wanted, sha1.blob(blob), content, f"the repository's blob {blob} of item {i}", sent=content)
             read = writers[(i + 1) % 2].read_blob(blob, serves=wanted).expect(wanted)
             check_equal(wanted, content_bytes(read["content"]), content, f"item {i} read by the other instance")

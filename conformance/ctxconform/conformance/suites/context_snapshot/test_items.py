@@ -180,7 +180,8 @@ def test_an_unknown_kind_is_refused(snapshots: Snapshots, kind: object) -> None:
 def test_any_locator_reads_back_exactly(snapshots: Snapshots, path: str) -> None:
     """Repo paths, URLs, command lines, labels in any script, up to 4096 characters, read back exactly."""
     snapshot_id = snapshots.create()
-    _ = snapshots.add(snapshot_id, "snippet", path, b"x").expect(R.ITEMS_PATH_LOCATOR)
+    # Adding an item at a locator is what the locator's requirement is about: a refused or failed add_item is charged there.
+    _ = snapshots.add(snapshot_id, "snippet", path, b"x", serves=R.ITEMS_PATH_LOCATOR).expect(R.ITEMS_PATH_LOCATOR)
     _ = snapshots.finalized(snapshot_id)
     got = items_of(snapshots.get(snapshot_id))[0].get("path")
     check_equal(R.ITEMS_PATH_LOCATOR, got, path, "the path read back")
@@ -191,7 +192,7 @@ def test_any_locator_reads_back_exactly(snapshots: Snapshots, path: str) -> None
 def test_generated_locators_read_back_exactly(snapshots: Snapshots, path: str) -> None:
     """Any non-blank text is a locator and reads back exactly."""
     snapshot_id = snapshots.create()
-    item = snapshots.add(snapshot_id, "snippet", path).expect(R.ITEMS_PATH_LOCATOR)["item"]
+    item = snapshots.add(snapshot_id, "snippet", path, serves=R.ITEMS_PATH_LOCATOR).expect(R.ITEMS_PATH_LOCATOR)["item"]
     check_equal(R.ITEMS_PATH_LOCATOR, item.get("path"), path, "the path add_item answered")
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
 
@@ -38,6 +40,10 @@ __all__ = [
     "gap_core",
     "genre_texts",
     "jsonl",
+    "log_details",
+    "log_entry",
+    "newest_first",
+    "origin_details",
     "raw_of",
     "same_text",
     "taste_text",
@@ -259,3 +265,54 @@ def gap_core(record: Json, workaround: str = "") -> Json:
         expected={"workaround": workaround},
     )
     return {key: value for key, value in record.items() if key != "workaround"}
+
+
+def log_entry(line: Json) -> Json:
+    """The log entry a line becomes under the origin's reading of details: every key besides timestamp and op."""
+    details = {key: value for key, value in line.items() if key not in ("timestamp", "op")}
+    return {"timestamp": line.get("timestamp", ""), "op": line.get("op", ""), "details": details}
+
+
+def log_details(line: Json) -> list[Json]:
+    """What a line's details may be (log-entry-shape's readings): every other key, or the line's own details object."""
+    own = line.get("details")
+    return [log_entry(line)["details"], own if isinstance(own, dict) else {}]
+
+
+def origin_details(items: list[Json], lines: Sequence[Json]) -> list[Json]:
+    """The entries, each whose details are its line's own details object given the origin's details instead.
+
+    A line is found by its timestamp and op (a missing one read as ''), which the suite's lines never share.
+    """
+    shaped: list[Json] = []
+    for item in items:
+        key = (item.get("timestamp") or "", item.get("op") or "")
+        line = next((ln for ln in lines if (ln.get("timestamp", ""), ln.get("op", "")) == key), None)
+        if line is not None and item.get("details") == log_details(line)[1]:
+            item = {**item, "details": log_entry(line)["details"]}
+        shaped.append(item)
+    return shaped
+
+
+def _timestamp(item: Any) -> datetime | None:
+    """An entry's timestamp as a time, when it is an ISO 8601 string (no zone read as UTC)."""
+    value = item.get("timestamp") if isinstance(item, dict) else None
+    try:
+        parsed = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    return parsed if parsed is None or parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def newest_first(items: list[Json], expected: list[Json]) -> bool:
+    """Whether `items` are `expected` (reverse file order) newest first under a reading of recent-*-newest-first.
+
+    Either exactly in reverse file order, or the same entries ordered by timestamp: no entry has an older timestamp
+    than one after it (entries whose timestamps are equal, missing or not ISO 8601 may come in any order).
+    """
+    if items == expected:
+        return True
+    if sorted(json.dumps(item, sort_keys=True) for item in items) != sorted(json.dumps(e, sort_keys=True) for e in expected):
+        return False
+    stamps = [stamp for stamp in map(_timestamp, items) if stamp is not None]
+    return all(newer >= older for newer, older in pairwise(stamps))

@@ -181,11 +181,14 @@ def test_odd_string_ids_get_an_error_or_nothing(workspace: Workspace, image_id: 
 
 @requirement(UNKNOWN)
 def test_an_unknown_image_id_follows_a_reading(workspace: Workspace) -> None:
-    """An id naming no workspace gets not_found, or the fresh context with the global tastes still loaded."""
+    """An id naming no workspace gets a spec error, or the fresh context with the global tastes still loaded.
+
+    ADR-059 names no error code: any non-empty code is accepted (the error schema requires one; the origin's is not_found).
+    """
     workspace.taste("_default", "# Everything\nwarm\n")
     checked = workspace.read(UNKNOWN, image_id=f"img-missing-{unique_hex(12)}")
     if not checked.ok:
-        checked.refused(UNKNOWN, "not_found")
+        checked.refused(UNKNOWN)
         return
     context = checked.expect(UNKNOWN)
     # tastes.default trimmed: its surrounding whitespace is taste-text-whitespace's.
@@ -196,7 +199,7 @@ def test_an_unknown_image_id_follows_a_reading(workspace: Workspace) -> None:
 
 @requirement(UNKNOWN)
 def test_a_removed_workspace_is_unknown(workspace: Workspace) -> None:
-    """After its folder is deleted an image is unknown: not_found or the fresh context, none of its old files."""
+    """After its folder is deleted an image is unknown: a spec error or the fresh context, none of its old files."""
     plant(workspace.folder)
     # Known before its folder goes: a refusal here fails the requirement, which is about ids naming no workspace.
     workspace.context(UNKNOWN)

@@ -181,10 +181,14 @@ def test_hostile_ids_are_opaque_names(workspace: Workspace, planted: Planted, im
 
 
 @edge("identifiers")
-@requirement(UNKNOWN)
+@requirement(UNKNOWN, BRIEF, NOTES)
 @given(image_id=hostile_names())
 def test_drawn_hostile_ids_read_only_their_own_folder(implementation: Implementation, image_id: str) -> None:
-    """Drawn hostile ids (case and normal-form variants, control characters, long ids) read their own folder or nothing."""
+    """Drawn hostile ids (case and normal-form variants, control characters, long ids) read their own folder or nothing.
+
+    As in test_hostile_ids_are_opaque_names, an id that is a plain folder name reading another folder's files fails
+    brief- and notes-per-image; one with a control character (which may be refused) fails unknown-image-id.
+    """
     with fresh_workspace(implementation) as workspace:
         planted = Planted(workspace.root)
         try:
@@ -197,7 +201,7 @@ def test_drawn_hostile_ids_read_only_their_own_folder(implementation: Implementa
     if not owned:
         check_none(checked, [other], image_id)
     elif checked.ok:
-        check_own(checked, mark, [other], image_id, (UNKNOWN, UNKNOWN))
+        check_own(checked, mark, [other], image_id, (UNKNOWN, UNKNOWN) if has_control(image_id) else (BRIEF, NOTES))
     else:
         check(UNKNOWN, has_control(image_id), f"{image_id!r} names a workspace but was refused", received=checked.error)
 
@@ -214,11 +218,18 @@ GENRE_PAIRS: Final = [
 
 
 @edge("identifiers")
-@requirement(R.RESPONSE_SHAPE_GENRES_MAP, R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP, R.CONFLICTS_SHARED_LINE_IN_GENRE_FILES)
+@requirement(
+    R.RESPONSE_SHAPE_GENRES_MAP,
+    R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP,
+    R.CONFLICTS_SHARED_LINE_IN_GENRE_FILES,
+    R.CONSEQUENCES_LINE_EQUALITY_BASED,
+)
 @pytest.mark.parametrize("pair", GENRE_PAIRS, ids=[f"{a!r}~{b!r}" for a, b in GENRE_PAIRS])
 def test_confusable_genre_names_are_distinct_genres(workspace: Workspace, pair: tuple[str, str]) -> None:
     """Two declared genres whose names differ only in case or normal form each map to their own file's text."""
     first, second = pair
+    # _default.md exists: what its absence does to the genres is tolerance/missing-files-empty's.
+    workspace.taste("_default", "Natural skin tones.\n")
     workspace.taste(first, f"From {first}.\nShared line.\n")
     if (workspace.tastes_dir / f"{second}.md").exists():
         pytest.skip(f"the file system folds {pair!r} into one file name")
@@ -230,6 +241,11 @@ def test_confusable_genre_names_are_distinct_genres(workspace: Workspace, pair: 
     check_equal(R.LOADING_ORDER_DECLARED_GENRES_LAYER_ON_TOP, set(genres), set(expected), "the genres that load")
     check_equal(R.RESPONSE_SHAPE_GENRES_MAP, genres, expected, "tastes.genres, each text trimmed")
     found = conflicts_of(context, R.CONFLICTS_SHARED_LINE_IN_GENRE_FILES)
+    # The names differ in case or normal form, and so do the lines naming them: such lines are not equal.
+    lines = {name: f"From {name}.\nShared line.".split("\n") for name in pair}
+    equal = all(point in lines.get(genre, [point]) for point, genres in found.items() for genre in genres)
+    message = "a conflict's point is not a line of every genre it names"
+    check(R.CONSEQUENCES_LINE_EQUALITY_BASED, equal, message, received=context["tastes"]["conflicts"])
     check_equal(R.CONFLICTS_SHARED_LINE_IN_GENRE_FILES, found, {"Shared line.": frozenset(pair)}, "the conflicts")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -12,7 +13,16 @@ from hypothesis import strategies as st
 
 from ctxconform.conformance.suites.read_context import requirements as R  # noqa: N812 - the ids read as R.X
 from ctxconform.conformance.suites.read_context.client import GAP_DEFAULTS as DEFAULT_GAP_FIELDS
-from ctxconform.conformance.suites.read_context.client import Workspace, fresh_workspace, gap_core, within_limits
+from ctxconform.conformance.suites.read_context.client import (
+    Workspace,
+    fresh_workspace,
+    gap_core,
+    log_details,
+    log_entry,
+    newest_first,
+    origin_details,
+    within_limits,
+)
 from ctxconform.conformance.testing import Checked, Implementation, check, check_equal, check_in, requirement
 
 Json = dict[str, Any]
@@ -61,9 +71,8 @@ def gap_line(n: int) -> Json:
 
 
 def entry(line: Json) -> Json:
-    """The log entry a line becomes."""
-    details = {k: v for k, v in line.items() if k not in ("timestamp", "op")}
-    return {"timestamp": line.get("timestamp", ""), "op": line.get("op", ""), "details": details}
+    """The log entry a line becomes (details as the origin reads them: log-entry-shape's other reading is read back)."""
+    return log_entry(line)
 
 
 def record(line: Json) -> Json:
@@ -87,10 +96,15 @@ def canonical(items: list[Json]) -> list[str]:
 
 
 def items_of(context: Json, name: str, lines: Sequence[Line]) -> list[Json]:
-    """The piece of `name`: a null timestamp or op read as '' (log-entry-missing-fields'), gap records without workaround."""
+    """The piece of `name`, as the origin's readings give it, for comparing with the lines.
+
+    A null timestamp or op is read as '' (log-entry-missing-fields'), details that are the line's own details object
+    as the line's other keys (log-entry-shape's readings); gap records come without workaround.
+    """
     found: list[Json] = context[PIECE[name]]
     if name == LOG:
-        return [{**item, **{key: "" for key in ("timestamp", "op") if item.get(key) is None}} for item in found]
+        items = [{**item, **{key: "" for key in ("timestamp", "op") if item.get(key) is None}} for item in found]
+        return origin_details(items, objects(lines))
     workarounds = {(line.get("timestamp"), line.get("description")): line.get("workaround", "") for line in objects(lines)}
     return [gap_core(item, workarounds.get((item["timestamp"], item["description"]), "")) for item in found]
 
@@ -123,6 +137,13 @@ def check_shapes(name: str, items: list[Json], lines: Sequence[Line]) -> None:
         )
 
 
+def identity(name: str, item: Json) -> str:
+    """What names a line's entry: timestamp and op (a missing one read as ''), or a gap's description."""
+    if name == LOG:
+        return json.dumps([item.get("timestamp") or "", item.get("op") or ""])
+    return json.dumps(item.get("description"))
+
+
 def check_recent(checked: Checked, files: dict[str, list[Json]]) -> None:
     """Each piece is the last 10 lines of its file, newest first, each shaped as the ADR says."""
     context = within_limits(checked, LAST_10[next(iter(files))], *(PIECE[name] for name in files))
@@ -132,17 +153,24 @@ def check_recent(checked: Checked, files: dict[str, list[Json]]) -> None:
         check_shapes(name, items, lines)
         expected = [shaped(name, line) for line in lines][-10:][::-1]
         check_equal(LAST_10[name], canonical(items), canonical(expected), f"{PIECE[name]}, in any order")
-        check_equal(NEWEST_FIRST[name], items, expected, PIECE[name])
+        message = f"{PIECE[name]} is neither in reverse file order nor newest first by timestamp"
+        check(NEWEST_FIRST[name], newest_first(items, expected), message, received=items, expected=expected)
 
 
 def check_readings(context: Json, name: str, lines: Sequence[Line]) -> None:
     """With malformed lines the piece is one reading's list; a right list in the wrong order fails newest-first."""
     items = items_of(context, name, lines)
+    # First, before the shapes: each JSON object line gives at most one entry, so more entries naming a line than there
+    # are such lines (the suite's lines name themselves by timestamp and op, or description) came from other lines.
+    named = Counter(identity(name, line) for line in objects(lines))
+    extra = Counter(identity(name, item) for item in items) - named
+    message = f"{PIECE[name]} holds entries that no JSON object line gives: a line that is not an object became one"
+    check(MALFORMED_ID, not extra, message, received=items)
     check_shapes(name, items, lines)
     good = [shaped(name, line) for line in lines if isinstance(line, dict)]
     among_last_10 = [shaped(name, line) for line in lines[-10:] if isinstance(line, dict)]
     readings = [good[-10:][::-1], among_last_10[::-1], []]
-    right = items in readings
+    right = any(newest_first(items, reading) for reading in readings)
     reordered = any(canonical(items) == canonical(reading) for reading in readings)
     check(NEWEST_FIRST[name], right or not reordered, f"{PIECE[name]} is a reading's list in another order", received=items)
     recent = [*good[-10:], *among_last_10]
@@ -188,19 +216,24 @@ def test_both_lists_are_cut_at_10(workspace: Workspace, count: int) -> None:
 
 
 @requirement(*CHECKS[LOG], *CHECKS[GAPS])
-def test_newest_first_is_file_order_not_timestamp_order(workspace: Workspace) -> None:
-    """Entries come back in reverse file order even when their timestamps are not in order."""
+def test_newest_first_follows_a_reading(workspace: Workspace) -> None:
+    """Entries whose timestamps are not in file order come back in reverse file order, or by timestamp newest first."""
     stamps = ["2026-04-29T12:00:00Z", "2026-04-29T09:00:00Z", "2026-04-30T08:00:00Z", "2026-04-28T23:00:00Z"]
     logs = [{"timestamp": t, "op": "tag", "name": f"t{n}"} for n, t in enumerate(stamps)]
     gaps = [{"timestamp": t, "image_id": "img", "description": f"d{n}"} for n, t in enumerate(stamps)]
     workspace.write(LOG, text_of(logs))
     workspace.write(GAPS, text_of(gaps))
+    # The timestamps are distinct: each reading allows one order, and any other order fails newest-first.
     check_recent(workspace.read(NEWEST_FIRST[LOG]), {LOG: logs, GAPS: gaps})
 
 
 @requirement(*CHECKS[LOG], MISSING)
-def test_log_details_hold_every_other_key(workspace: Workspace) -> None:
-    """The details are every key besides timestamp and op, nested values and nulls included; {} when there is none."""
+def test_log_details_follow_a_reading(workspace: Workspace) -> None:
+    """The details follow a reading of log-entry-shape, the same for every entry.
+
+    Every key besides timestamp and op (nested values and nulls included; {} when there is none), or the line's own
+    details object ({} when there is none).
+    """
     lines: list[Json] = [
         {"timestamp": "2026-04-29T10:00:00Z", "op": "snapshot"},
         {
@@ -214,17 +247,23 @@ def test_log_details_hold_every_other_key(workspace: Workspace) -> None:
         {"op": "reset", "hash": "a1b2"},
         {"timestamp": "2026-04-29T10:03:00Z", "note": "no op"},
         {"unrelated": 1},
+        {"timestamp": "2026-04-29T10:05:00Z", "op": "tag", "details": {"name": "v1", "meta": {"a": [1, None]}}, "by": "me"},
+        {"timestamp": "2026-04-29T10:06:00Z", "op": "note", "details": {}},
     ]
     workspace.write(LOG, text_of(lines))
     checked = workspace.read(SHAPE[LOG])
     check_recent(checked, {LOG: lines})
-    # What the two lines lacking a timestamp and the two lacking an op give, newest line first.
-    missing = [
-        entry[key]
-        for entry, line in zip(checked.result["recent_log"], lines[::-1], strict=False)
-        for key in ("timestamp", "op")
-        if key not in line
+    # Each entry's line, found by the entry as the origin reads it (check_recent checked that every entry has one).
+    found = checked.result["recent_log"]
+    by_entry = {json.dumps(entry(line), sort_keys=True): line for line in lines}
+    owners = [by_entry[json.dumps(item, sort_keys=True)] for item in items_of(checked.result, LOG, lines)]
+    followed = [
+        {n for n, details in enumerate(log_details(line)) if item["details"] == details}
+        for item, line in zip(found, owners, strict=True)
     ]
+    check(SHAPE[LOG], bool(set.intersection(*followed)), "the entries' details follow different readings", received=found)
+    # What the two lines lacking a timestamp and the two lacking an op give.
+    missing = [item[key] for item, line in zip(found, owners, strict=True) for key in ("timestamp", "op") if key not in line]
     check_in(MISSING, missing, [[""] * 4, [None] * 4], "the missing timestamps and ops")
 
 
@@ -246,11 +285,15 @@ def test_gap_fields_hold_the_line_values(workspace: Workspace) -> None:
         "notes": "two snapshots",
     }
     values = (-1, 0, 1, None)
-    lines = [{**full, "description": f"gap {value}", "satisfaction": value, "private": {"x": 1}} for value in values]
+    # Distinct timestamps, in file order: both readings of newest-first give one order.
+    lines = [
+        {**full, "timestamp": f"2026-04-29T10:0{n}:00Z", "description": f"gap {value}", "satisfaction": value, "private": {}}
+        for n, value in enumerate(values)
+    ]
     workspace.write(GAPS, text_of(lines))
     gaps = items_of(workspace.context(SHAPE[GAPS]), GAPS, lines)
     check_equal(LAST_10[GAPS], len(gaps), len(lines), "the number of gap records")
-    expected = [{**full, "description": f"gap {value}", "satisfaction": value} for value in reversed(values)]
+    expected = [{key: value for key, value in line.items() if key != "private"} for line in reversed(lines)]
     check_equal(SHAPE[GAPS], canonical(gaps), canonical(expected), "recent_gaps, in any order")
     check_equal(NEWEST_FIRST[GAPS], gaps, expected, "recent_gaps")
 
@@ -274,7 +317,10 @@ def test_workaround_is_absent_or_the_line_value(workspace: Workspace) -> None:
     workspace.write(GAPS, text_of(lines))
     gaps = workspace.context(R.RESPONSE_SHAPE_GAP_WORKAROUND)["recent_gaps"]
     check_equal(LAST_10[GAPS], len(gaps), 2, "the number of records")
-    newest, oldest = gap_core(gaps[0], "masked by hand"), gap_core(gaps[1], "")
+    # Each record by its description, not by position: the order is newest-first's.
+    by_description = {record.get("description"): record for record in gaps}
+    newest = gap_core(by_description.get(lines[1]["description"], {}), "masked by hand")
+    oldest = gap_core(by_description.get(lines[0]["description"], {}), "")
     check(
         R.RESPONSE_SHAPE_GAP_WORKAROUND,
         ("workaround" in gaps[0]) == ("workaround" in gaps[1]),

@@ -17,6 +17,7 @@ from ctxconform.conformance.suites.read_context.client import (
     Workspace,
     as_text,
     check_repeats,
+    origin_details,
     raw_of,
     taste_text,
 )
@@ -49,6 +50,13 @@ def install(fixture: Path, workspace: Workspace) -> None:
             shutil.copytree(fixture / part, target, dirs_exist_ok=True)
 
 
+def log_lines(fixture: Path) -> list[Json]:
+    """The JSON objects of the fixture's log.jsonl."""
+    path = fixture / "workspace" / "log.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    return [record for record in map(json.loads, filter(str.strip, lines)) if isinstance(record, dict)]
+
+
 def line_workarounds(fixture: Path) -> dict[Any, str]:
     """The workaround of each gap line by description; '' where a line has none."""
     path = fixture / "workspace" / "vocabulary_gaps.jsonl"
@@ -75,7 +83,8 @@ def workarounds(gaps: list[Json], fixture: Path) -> list[list[Any]]:
 def parts(context: Json, fixture: Path) -> Iterator[GoldenPart]:
     """What conforming implementations share under every reading of the registry, cut into the parts compared."""
     tastes, brief, notes = context["tastes"], context["brief"], context["notes"]
-    log = context["recent_log"]
+    # log-entry-shape: details that are the line's own details object are read as the line's other keys.
+    log = origin_details(context["recent_log"], log_lines(fixture))
     gaps = [{key: value for key, value in record.items() if key != "workaround"} for record in context["recent_gaps"]]
     summary = as_text(notes["summary"])  # markdown-line-breaks: \r\n may come back as \n
     if notes["truncated"]:  # tail-last-30: the file's final line break may be kept (the fixtures' last lines are not blank)

@@ -272,18 +272,20 @@ def test_long_notes_with_invalid_bytes_follow_a_reading(workspace: Workspace) ->
 )
 def test_jsonl_with_invalid_bytes_follows_a_reading(workspace: Workspace, name: str) -> None:
     """A JSONL line with an invalid byte empties the list, is skipped alone, or is read with U+FFFD."""
+    # Timestamps in file order: both readings of newest-first give one order.
+    stamps = [f"2026-04-29T10:0{n}:00Z" for n in range(3)]
     lines = (
-        [{"timestamp": "t0", "op": "tag", "name": "first"}, {"timestamp": "t1", "op": "tag", "name": "BAD"}, {"op": "tag"}]
+        [{"timestamp": t, "op": op} for t, op in zip(stamps, ("first", "BAD", "last"), strict=True)]
         if name == "log.jsonl"
-        else [{"image_id": "i", "description": d, "timestamp": "t"} for d in ("first", "BAD", "last")]
+        else [{"image_id": "i", "description": d, "timestamp": t} for t, d in zip(stamps, ("first", "BAD", "last"), strict=True)]
     )
     data = jsonl(lines).encode().replace(b"BAD", b"B\xffD")
     workspace.write(name, data)
     context = workspace.context(NON_UTF8)
     # Each entry by the value that holds the bad byte: the rest of an entry's shape is the shape requirements'.
     if name == "log.jsonl":
-        found = [entry["details"].get("name") for entry in context["recent_log"]]
-        written = [line.get("name") for line in lines]
+        found = [entry["op"] for entry in context["recent_log"]]
+        written = [line["op"] for line in lines]
     else:
         found = [gap_core(record)["description"] for record in context["recent_gaps"]]
         written = [line["description"] for line in lines]
@@ -323,7 +325,8 @@ def test_valid_non_ascii_utf8_comes_back_exactly(workspace: Workspace) -> None:
     workspace.taste("underwater", text + "\nok\n")
     workspace.write("brief.md", "Manta.\n" + text)
     workspace.write("notes.md", text)
-    workspace.write("log.jsonl", json.dumps({"op": "tag", "name": text}, ensure_ascii=False) + "\n")
+    # The name both as a key and in a details object: found in details under either reading of log-entry-shape.
+    workspace.write("log.jsonl", json.dumps({"op": "tag", "name": text, "details": {"name": text}}, ensure_ascii=False) + "\n")
     workspace.write("vocabulary_gaps.jsonl", json.dumps({"description": text, "image_id": "i"}, ensure_ascii=False) + "\n")
     context = workspace.context(NON_UTF8)
     counts = [len(context["recent_log"]), len(context["recent_gaps"])]
@@ -393,42 +396,57 @@ def test_an_enormous_elided_line_is_left_out(workspace: Workspace) -> None:
     check_notes(workspace.context(R.CONSEQUENCES_SIZE_BOUNDED)["notes"], text)
 
 
+LAST_10: Final = {
+    "log.jsonl": R.LOADING_ORDER_RECENT_LOG_LAST_10,
+    "vocabulary_gaps.jsonl": R.LOADING_ORDER_RECENT_GAPS_LAST_10,
+}
+
+
 @requirement(R.TOLERANCE_MALFORMED_JSONL_LINES)
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param("log.jsonl", marks=requirement(NEWEST_FIRST["log.jsonl"])),
-        pytest.param("vocabulary_gaps.jsonl", marks=requirement(NEWEST_FIRST["vocabulary_gaps.jsonl"])),
+        pytest.param("log.jsonl", marks=requirement(NEWEST_FIRST["log.jsonl"], LAST_10["log.jsonl"])),
+        pytest.param(
+            "vocabulary_gaps.jsonl",
+            marks=requirement(NEWEST_FIRST["vocabulary_gaps.jsonl"], LAST_10["vocabulary_gaps.jsonl"]),
+        ),
     ],
 )
 def test_an_enormous_garbage_line_in_jsonl_is_never_an_error(workspace: Workspace, name: str) -> None:
     """A 5 MB line that is not JSON between two good lines is skipped or empties the list; never an error."""
     first, last = (
-        ({"op": "tag", "timestamp": "a"}, {"op": "reset", "timestamp": "b"})
+        ({"op": "a", "timestamp": "2026-04-29T10:00:00Z"}, {"op": "b", "timestamp": "2026-04-29T10:01:00Z"})
         if name == "log.jsonl"
-        else ({"description": "a", "image_id": "i", "timestamp": "t"}, {"description": "b", "image_id": "i", "timestamp": "t"})
+        else (
+            {"description": "a", "image_id": "i", "timestamp": "2026-04-29T10:00:00Z"},
+            {"description": "b", "image_id": "i", "timestamp": "2026-04-29T10:01:00Z"},
+        )
     )
     workspace.write(name, json.dumps(first) + "\n" + "{" * MEGABYTES + "\n" + json.dumps(last) + "\n")
     context = workspace.context(R.TOLERANCE_MALFORMED_JSONL_LINES)
     if name == "log.jsonl":
-        found = [e["timestamp"] for e in context["recent_log"]]
+        found = [e["op"] for e in context["recent_log"]]
     else:
         found = [g["description"] for g in context["recent_gaps"]]
     check(NEWEST_FIRST[name], found != ["a", "b"], f"{name}: the entries are oldest first", received=found)
+    # Some entries but not both: the list stops before the last well-formed entries, which every reading keeps.
+    check(LAST_10[name], found not in (["b"], ["a"]), f"{name}: an entry of the last 10 is missing", received=found)
     check_in(R.TOLERANCE_MALFORMED_JSONL_LINES, found, [["b", "a"], []], f"the entries of {name}")
 
 
 @requirement(R.LOADING_ORDER_RECENT_LOG_LAST_10, R.LOADING_ORDER_RECENT_LOG_NEWEST_FIRST)
 def test_an_enormous_valid_line_before_the_last_10_does_not_matter(workspace: Workspace) -> None:
     """A 5 MB JSON line older than the last 10 entries leaves recent_log the last 10 entries."""
-    lines = [{"op": "tag", "timestamp": f"t{n}", "n": n} for n in range(12)]
+    stamps = [f"2026-04-29T10:00:{n:02d}Z" for n in range(12)]  # in file order: both readings of newest-first agree
+    lines = [{"op": "tag", "timestamp": stamp, "n": n} for n, stamp in enumerate(stamps)]
     lines[0]["blob"] = "b" * MEGABYTES
     workspace.write("log.jsonl", jsonl(lines))
     last_10 = R.LOADING_ORDER_RECENT_LOG_LAST_10
     log = within_limits(workspace.read(last_10), last_10, "recent_log")["recent_log"]
-    found = [e["details"].get("n") for e in log]
-    check_equal(last_10, sorted(map(str, found)), sorted(map(str, range(2, 12))), "the entries' n, in any order")
-    check_equal(R.LOADING_ORDER_RECENT_LOG_NEWEST_FIRST, found, list(range(11, 1, -1)), "the entries' n")
+    found = [e["timestamp"] for e in log]
+    check_equal(last_10, sorted(map(str, found)), stamps[2:], "the entries' timestamps, in any order")
+    check_equal(R.LOADING_ORDER_RECENT_LOG_NEWEST_FIRST, found, stamps[:1:-1], "the entries' timestamps")
 
 
 @requirement(R.TOLERANCE_MISSING_FILES_EMPTY)

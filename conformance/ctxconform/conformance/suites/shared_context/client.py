@@ -7,7 +7,8 @@ action's shape requirement, and a call that breaks down is charged to it too unl
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Final
@@ -29,14 +30,17 @@ __all__ = [
     "OPERATIONS",
     "REWRITE_READINGS",
     "SPEC",
+    "TOKEN_READINGS",
     "Entries",
     "Session",
     "accepted",
     "fresh_session",
+    "misjudged",
     "new_session",
     "new_session_id",
     "rewrite_reading",
     "rewrite_versions",
+    "stored",
     "token_readings",
     "unchanged",
 ]
@@ -76,10 +80,19 @@ OPERATIONS: Final = Operations(
 )
 
 
+TOKEN_READINGS: Final[tuple[Callable[[int], int], ...]] = (
+    lambda length: length // 4,  # rounded down
+    lambda length: -(-length // 4),  # rounded up
+    lambda length: round(length / 4),  # to nearest, halves to even
+    lambda length: int(length / 4 + 0.5),  # to nearest, halves up
+    lambda length: max(1, length // 4),  # rounded down, at least 1 (the origin implementation)
+)
+"""Each accepted reading of `len(value) / 4` (spec 8.2), as the token count of a value of `length` characters."""
+
+
 def token_readings(length: int) -> frozenset[int]:
     """Every accepted reading of `len(value) / 4` for a value of `length` characters (spec 8.2)."""
-    exact = length / 4
-    return frozenset({length // 4, -(-length // 4), round(exact), int(exact + 0.5), max(1, length // 4)})
+    return frozenset(reading(length) for reading in TOKEN_READINGS)
 
 
 ARCHIVED_READ_CODES: Final = ("SESSION_ARCHIVED", "SESSION_NOT_FOUND")
@@ -97,6 +110,41 @@ def rewrite_versions(deleted: int) -> dict[str, int]:
 def rewrite_reading(version: object, deleted: int) -> str | None:
     """The reading a rewrite's version follows (the key was deleted at version `deleted`), or None when it follows none."""
     return next((name for name, wanted in rewrite_versions(deleted).items() if version == wanted), None)
+
+
+VALID_KEY: Final = re.compile("[a-z0-9_]{1,64}")
+MAX_KEY_LENGTH: Final = 64
+MAX_VALUE_CHARACTERS: Final = 4000  # 1000 tokens under every reading of len/4 (4.1/value-limit-boundary)
+
+
+def misjudged(checked: Checked, key: object, value: object) -> RequirementId | None:
+    """The rule a refused write was judged to break although it does not, or None when it names no such rule.
+
+    A value of at most 4000 characters refused as VALUE_TOO_LARGE is within the limit (value-limit-boundary); a key
+    of [a-z0-9_]{1,64} refused as INVALID_KEY is a valid key (key-max-length when it has 64 characters, else
+    key-pattern). A refusal of such a write is that rule's failure, not the failure of what the write was for.
+    """
+    if checked.ok:
+        return None
+    if checked.code == "VALUE_TOO_LARGE" and isinstance(value, str) and len(value) <= MAX_VALUE_CHARACTERS:
+        return R.S4_1_VALUE_LIMIT_BOUNDARY
+    if checked.code == "INVALID_KEY" and isinstance(key, str) and VALID_KEY.fullmatch(key):
+        return R.S4_3_KEY_MAX_LENGTH if len(key) == MAX_KEY_LENGTH else R.S4_3_KEY_PATTERN
+    return None
+
+
+def stored(checked: Checked, key: object, value: object, requirement: str, *, otherwise: str | None = None) -> Json:
+    """The schema-checked answer of a write that must be taken, which holds `requirement`.
+
+    A refusal fails the rule it misjudged (see `misjudged`), else `otherwise` (by default `requirement`).
+    """
+    if checked.ok:
+        answer: Json = checked.expect(requirement)
+        return answer
+    blamed = misjudged(checked, key, value) or otherwise or requirement
+    # Charged as the call's own: a write refused for a rule it does not break serves that rule.
+    refused: Json = replace(checked, serves=blamed).expect(blamed)
+    return refused
 
 
 def new_session_id() -> str:
@@ -176,9 +224,8 @@ class Session(Client):
         return self.values(requirement), self.list_keys(serves=served).expect(served)
 
     def put(self, key: str, value: str, requirement: str = R.S3_3_CREATES_OR_OVERWRITES) -> Json:
-        """Write one key as setup and return the answer: a refusal fails `requirement`."""
-        answer: Json = self.write(key, value, serves=requirement).expect(requirement)
-        return answer
+        """Write one key as setup and return the answer: a refusal fails `requirement`, or the rule it misjudged."""
+        return stored(self.write(key, value, serves=requirement), key, value, requirement)
 
     def remove(self, key: str, requirement: str = R.S3_4_REMOVES_KEY) -> Json:
         """Delete one key as setup and return the answer: a refusal fails `requirement`."""

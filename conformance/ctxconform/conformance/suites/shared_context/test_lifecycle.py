@@ -394,7 +394,11 @@ def test_versions_continue_after_a_restart(session: Session, implementation: Imp
     expected = populate(session)
     restart(implementation, session, served)
     # The delete goes first: a write by the orchestrator must not be what decides whether a subagent's key is there.
-    session.remove("phase_status", served)
+    # The key or its session not found as it was is what the restart lost; any other refusal is the delete's own.
+    deleted = session.delete("phase_status", serves=R.S3_4_REMOVES_KEY)
+    lost = deleted.code in ("KEY_NOT_FOUND", "SESSION_NOT_FOUND", "SESSION_ARCHIVED")
+    check(served, not lost, "the key or its session is not as it was before the restart", received=deleted.error)
+    deleted.expect(R.S3_4_REMOVES_KEY)
     written = session.write("problem_summary", "after restart", serves=served).expect(served)["version"]
     # What the implementation itself reads back before the restart is what must survive it (returns-value checks it).
     kept = session.read("problem_summary", serves=served).expect(served)
@@ -490,7 +494,7 @@ def test_a_deleted_key_stays_deleted_across_a_restart(session: Session, implemen
     check_equal(served, found, expected, "the entries after a restart")
 
 
-@requirement(R.S4_5_SURVIVES_CONVERSATION_BOUNDARIES)
+@requirement(R.S4_5_SURVIVES_CONVERSATION_BOUNDARIES, R.S3_SYNCHRONOUS)
 def test_entries_survive_a_conversation_boundary(session: Session, implementation: Implementation) -> None:
     """Day one's entries are there on day two (after a restart) for a new participant, who continues the work."""
     served = R.S4_5_SURVIVES_CONVERSATION_BOUNDARIES
@@ -498,8 +502,15 @@ def test_entries_survive_a_conversation_boundary(session: Session, implementatio
     restart(implementation, session, served)  # the user returns tomorrow
     tomorrow = session.as_participant("subagent:effectiveness_review")
     check_equal(served, tomorrow.values(served), expected, "the entries the next day")
-    tomorrow.write("findings_summary", "Revert confirmed effective.", serves=served).expect(served)
+    answer = tomorrow.write("findings_summary", "Revert confirmed effective.", serves=served).expect(served)
     written = session.read("findings_summary", serves=served).expect(served)  # as the implementation holds it
+    # The read right after the write must see it (synchronous) before what it gives can stand for the write.
+    check_equal(
+        R.S3_SYNCHRONOUS,
+        (written["version"], written["written_by"]),
+        (answer["version"], answer["written_by"]),
+        "the version and writer read right after the write",
+    )
     restart(implementation, session, served)  # and the day after
     entry = session.read("findings_summary", serves=served).expect(served)
     check_equal(

@@ -20,6 +20,7 @@ from ctxconform.conformance.suites.shared_context import requirements as R  # no
 from ctxconform.conformance.suites.shared_context.client import (
     ARCHIVED_READ_CODES,
     Session,
+    misjudged,
     new_session_id,
     rewrite_reading,
     rewrite_versions,
@@ -92,10 +93,13 @@ class Model:
         return default
 
 
-def refused(outcome: Checked, due: list[str], accepted_wrongly: str) -> None:
-    """The call must be refused (else `accepted_wrongly` fails) with one of the due codes (else the first one's code)."""
+def refused(outcome: Checked, due: list[str], accepted_wrongly: str, misjudged: str | None = None) -> None:
+    """The call must be refused (else `accepted_wrongly` fails) with one of the due codes (else the first one's code).
+
+    A code of a rule the call does not break (`misjudged`: see the client's `misjudged`) is that rule's failure.
+    """
     outcome.refused(accepted_wrongly)
-    outcome.refused(WRONG_CODE[min(due, key=ORDER.index)], *due)
+    outcome.refused(misjudged or WRONG_CODE[min(due, key=ORDER.index)], *due)
 
 
 def key_rule(key: str) -> str:
@@ -162,7 +166,11 @@ class SharedContextMachine(RuleBasedStateMachine):
         due = [code for code, applies in self.write_errors(model, key, len(value) // 4) if applies]
         if due:
             first = min(due, key=ORDER.index)
-            refused(outcome, due, key_rule(key) if first == "INVALID_KEY" else ACCEPTED_WRONGLY[first])
+            # A code no due rule has names a key or value misjudged; but VALUE_TOO_LARGE on a write that overfills the
+            # store is the store's code mislabelled (the two size codes), which store-full's check judges.
+            mislabelled = outcome.code in due or (outcome.code == "VALUE_TOO_LARGE" and "STORE_FULL" in due)
+            wrongly = None if mislabelled else misjudged(outcome, key, value)
+            refused(outcome, due, key_rule(key) if first == "INVALID_KEY" else ACCEPTED_WRONGLY[first], wrongly)
             return
         if model is not None:
             self.accepted_write(model, outcome, session_id, (key, value, participant))
@@ -171,11 +179,11 @@ class SharedContextMachine(RuleBasedStateMachine):
         """A write the model accepts: check it was, with the version and writer it must have."""
         key, value, participant = write
         old = model.entries.get(key)
-        check(
-            self.refusal_rule(model, outcome, key, participant), outcome.ok, "a valid write was refused", received=outcome.error
-        )
+        check(self.refusal_rule(model, outcome, write), outcome.ok, "a valid write was refused", received=outcome.error)
         if old is not None and old[2] != participant:
             check(R.S4_4_LAST_WRITE_WINS, outcome.ok, "an overwrite of another participant's write was refused")
+        if len(value) // 4 == MAX_VALUE:
+            check(R.S4_1_VALUE_LIMIT_BOUNDARY, outcome.ok, "a value of exactly 1000 tokens was refused")
         if self.others_tokens(session_id) + model.total_after(key, len(value) // 4) > MAX_STORE:
             check(R.S2_1_ONE_STORE_PER_SESSION, outcome.ok, "a write was refused because other stores are full")
         result = outcome.expect(R.S3_3_CREATES_OR_OVERWRITES)
@@ -190,10 +198,14 @@ class SharedContextMachine(RuleBasedStateMachine):
         check_equal(R.S3_3_WRITTEN_BY_SYSTEM_SET, result["written_by"], participant, "written_by")
         model.wrote(key, value, result["version"], participant)
 
-    def refusal_rule(self, model: Model, outcome: Checked, key: str, participant: str) -> str:
+    def refusal_rule(self, model: Model, outcome: Checked, write: tuple[str, str, str]) -> str:
         """The requirement a refused valid write breaks."""
+        key, value, participant = write
         if outcome.code == "STORE_FULL":  # this session's store has room: another store was counted
             return R.S2_1_ONE_STORE_PER_SESSION
+        wrongly = misjudged(outcome, key, value)  # a value within the limit, or a valid key, refused as breaking it
+        if wrongly is not None:
+            return wrongly
         old = model.entries.get(key)
         return R.S4_4_LAST_WRITE_WINS if old is not None and old[2] != participant else R.S3_3_CREATES_OR_OVERWRITES
 
@@ -375,6 +387,7 @@ class SharedContextMachine(RuleBasedStateMachine):
     R.S4_3_KEY_MAX_LENGTH,
     R.S4_3_NO_SEPARATORS,
     R.S4_1_VALUE_SIZE_LIMIT,
+    R.S4_1_VALUE_LIMIT_BOUNDARY,
     R.S4_2_STORE_SIZE_LIMIT,
     R.S4_4_LAST_WRITE_WINS,
     R.S3_3_CREATES_OR_OVERWRITES,

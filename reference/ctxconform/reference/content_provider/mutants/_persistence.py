@@ -142,9 +142,18 @@ class SessionIdLimitOffByOne(ContentProviderHandler):
         return super().call(op, args, context)
 
 
-@CATALOGUE.mutant("content-provider/5.2/registers-only-containment", "content-provider/4.2/stable-name", edge="stored-records")
+@CATALOGUE.mutant(
+    "content-provider/5.2/registers-only-containment",
+    "content-provider/4.2/stable-name",
+    "content-provider/5.2/composed-solely-of-registers",
+    edge="stored-records",
+)
 class RehydrateCoercesRegisterFields(ContentProviderHandler):
-    """The reference, except that rehydrate reads a register's name with str() and its items with list()."""
+    """The reference, except that rehydrate reads a register's name with str() and its items with list().
+
+    An entry with no items at all is so taken as an empty register: an entry holding no collection of line items is
+    no Register (4.2), and a provider holding it is not composed solely of Registers (5.2).
+    """
 
     def call(self, op: str, args: Json, context: Json) -> Json:
         """Coerce the fields of a serialized provider's registers, then carry out the operation."""

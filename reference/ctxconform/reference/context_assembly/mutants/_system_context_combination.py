@@ -16,8 +16,10 @@ class TreeContextFirst(Assembler):
     def run(self, request: Any) -> Json:
         """Assemble as the reference does, then swap the agent's and the tree's system context."""
         result = super().run(request)
-        agent = ((request.get("agent") or {}).get("configuration") or {}).get("systemPrompt", "").strip()
-        tree = (request["tree"].get("systemContext") or "").strip()
+        # Texts the reference takes without using them (a null systemPrompt) are no texts here either: the swap is the
+        # one defect, never a crash.
+        agent = _text(_field(request, "agent", "configuration", "systemPrompt"))
+        tree = _text(_field(request, "tree", "systemContext"))
         system = result.get("systemContext", "")
         if agent and tree and system.startswith(f"{agent}\n\n{tree}"):
             result["systemContext"] = f"{tree}\n\n{agent}" + system[len(agent) + len(tree) + 2 :]
@@ -42,3 +44,15 @@ class TreeContextReadAsSystemPrompt(Assembler):
         """The reference's system context, with the tree's text taken from the wrong field."""
         tree = request["tree"]
         return super().system({**request, "tree": {**tree, "systemContext": tree.get("systemPrompt")}}, steps)
+
+
+def _field(value: object, *keys: str) -> object:
+    """The value at `keys` in nested objects, or None where one is missing or not an object."""
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _text(value: object) -> str:
+    """`value` trimmed when it is text, else the empty string."""
+    return value.strip() if isinstance(value, str) else ""

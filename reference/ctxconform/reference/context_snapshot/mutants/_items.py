@@ -218,10 +218,15 @@ class CoercesPathsToText(ContextSnapshots):
     "context-snapshot/items/three-layers",
     "context-snapshot/items/blob-set-when-finalized",
     "context-snapshot/items/blob-git-hash",
+    "context-snapshot/items/blob-sha256",
     edge="degenerate",
 )
 class EmptyContentIsNoContent(ContextSnapshots):
-    """The reference, except that empty content is taken as no content (`if content:`), so the item gets no blob."""
+    """The reference, except that empty content is taken as no content (`if content:`), so the item gets no blob.
+
+    Whatever the snapshot's algorithm: an item of empty content in a sha256 snapshot has no blob either, where Git's
+    SHA-256 id of the empty blob is due (items/blob-sha256, as items/blob-git-hash in a SHA-1 one).
+    """
 
     def append_item(self, request: NewItem) -> Json:
         """Append an item, without its content when that is empty."""
@@ -230,12 +235,17 @@ class EmptyContentIsNoContent(ContextSnapshots):
 
 @CATALOGUE.mutant(
     "context-snapshot/items/blob-git-hash",
+    "context-snapshot/items/blob-sha256",
     "context-snapshot/items/snippet-text-as-blob",
     "context-snapshot/items/blob-holds-full-content",
     edge="degenerate",
 )
 class TextContentWithUniversalNewlines(ContextSnapshots):
-    """The reference, except that content given as text is read with universal newlines: CRLF and CR become LF."""
+    """The reference, except that content given as text is read with universal newlines: CRLF and CR become LF.
+
+    Whatever the algorithm: text with CR in a sha256 snapshot, or given to hash_content with sha256, gets the id of
+    other bytes than `git hash-object` hashes in a SHA-256 repository (items/blob-sha256, as blob-git-hash for SHA-1).
+    """
 
     def add_item(self, args: object) -> Json:
         """Append an item, its text content with LF line endings."""

@@ -17,7 +17,7 @@ __all__ = [
     "DefaultTasteReplacedByGenres",
     "EmptyDeclaredNamesKept",
     "GapsFirst10Records",
-    "GapsSortedByTimestamp",
+    "GapsSortedOldestFirst",
     "LogCountsBlankLines",
     "LogOldestFirst",
     "LogReadFromItsLast64Kib",
@@ -209,12 +209,15 @@ class GapsFirst10Records(ReadContext):
 
 
 @CATALOGUE.mutant("read-context/loading-order/recent-gaps-newest-first")
-class GapsSortedByTimestamp(ReadContext):
-    """The reference, except that recent_gaps is sorted by timestamp, newest first, instead of in reverse file order."""
+class GapsSortedOldestFirst(ReadContext):
+    """The reference, except that recent_gaps is sorted by timestamp oldest first: newest first under neither reading.
+
+    (Sorted newest first by timestamp is a reading of recent-gaps-newest-first, not a defect.)
+    """
 
     def recent_gaps(self, workspace: Path) -> list[Json]:
         gaps = super().recent_gaps(workspace)
-        return sorted(gaps, key=lambda record: str(record["timestamp"] or ""), reverse=True)
+        return sorted(gaps, key=lambda record: str(record["timestamp"] or ""))
 
 
 _BLOCK: Final = 64 * 1024

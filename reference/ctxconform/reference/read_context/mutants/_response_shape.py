@@ -159,9 +159,14 @@ def _doubled(text: str) -> str:
 @CATALOGUE.mutant(
     "read-context/loading-order/default-taste-always-loads",
     "read-context/summarization/short-notes-raw",
+    "read-context/response-shape/brief-raw",
 )
 class CrlfReadAsTwoBreaks(ReadContext):
-    r"""The reference, except that each \r\n of the markdown is translated byte by byte into two line breaks."""
+    r"""The reference, except that each \r\n of the markdown is translated byte by byte into two line breaks.
+
+    Every markdown text changes, brief.raw too: a blank line is added after each line, which no reading of
+    markdown-line-breaks allows, so the brief is no longer the file's "<full markdown>" (brief-raw).
+    """
 
     def read_context(self, image_id: object) -> Json:
         context = super().read_context(image_id)

@@ -55,9 +55,18 @@ class UnchangedRewriteKeepsVersion(SharedContext):
         return super().handle(session_id, participant, request)
 
 
-@CATALOGUE.mutant("shared-context/2.3/value-is-text", "shared-context/3.2/returns-value", edge="degenerate")
+@CATALOGUE.mutant(
+    "shared-context/2.3/value-is-text",
+    "shared-context/3.2/returns-value",
+    "shared-context/4.1/value-size-limit",
+    "shared-context/5/value-too-large",
+    edge="degenerate",
+)
 class ValuesStoredStripped(SharedContext):
-    """The reference, except that a value is stored with the white space around it stripped."""
+    """The reference, except that a value is stored with the white space around it stripped.
+
+    The value is stripped before it is counted, so a value over the limit by its blank padding is taken, not refused.
+    """
 
     def handle(self, session_id: object, participant: object, request: object) -> Json:
         value = request_field(request, "value")

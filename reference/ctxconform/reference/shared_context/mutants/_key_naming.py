@@ -51,9 +51,17 @@ class ColonPrefixedKeysAccepted(SharedContext):
         return check_key(key)
 
 
-@CATALOGUE.mutant("shared-context/4.3/key-max-length", "shared-context/5/invalid-key-on-write", edge="boundaries")
+@CATALOGUE.mutant(
+    "shared-context/4.3/key-max-length",
+    "shared-context/5/invalid-key-on-write",
+    "shared-context/2.4/ad-hoc-keys-permitted",
+    edge="boundaries",
+)
 class KeyLengthExclusive(SharedContext):
-    """The reference, except that a key must be shorter than 64 characters (`<` where the maximum allows `<=`)."""
+    """The reference, except that a key must be shorter than 64 characters (`<` where the maximum allows `<=`).
+
+    An ad-hoc key of 64 characters, valid under 4.3, is refused: 2.4 permits it.
+    """
 
     def check_key(self, key: object) -> str:
         if isinstance(key, str) and not len(key) < MAX_KEY_LENGTH:

@@ -11,9 +11,17 @@ from ctxconform.reference.shared_context import Entry, SharedContext, Store
 from ctxconform.reference.shared_context.mutants._base import CATALOGUE, Json, Tracking, remove_entry, request_field
 
 
-@CATALOGUE.mutant("shared-context/8.1/durable-across-restarts")
+@CATALOGUE.mutant(
+    "shared-context/8.1/durable-across-restarts",
+    "shared-context/3.3/version-increments",
+    "shared-context/2.3/version-monotonic",
+)
 class VersionCountersInMemory(SharedContext):
-    """The reference, except that versions are counted in memory, so after a restart a key's next write is version 1."""
+    """The reference, except that versions are counted in memory, so after a restart a key's next write is version 1.
+
+    A key that exists is then overwritten at version 1 instead of one more than its version (3.3), which goes back
+    (2.3): after a restart, or in a second instance on the same state, whose counters start again too.
+    """
 
     def __init__(self, store: Store) -> None:
         super().__init__(store)
@@ -67,9 +75,12 @@ class RenamedSessions(SharedContext):
         return super().handle(self.store_id(session_id), participant, request)
 
 
-@CATALOGUE.mutant("shared-context/8.1/per-session-isolation", edge="identifiers")
+@CATALOGUE.mutant("shared-context/8.1/per-session-isolation", "shared-context/5/error-code-and-message", edge="identifiers")
 class SessionIdsJoinedIntoPaths(RenamedSessions):
-    """The reference, except that each session is the file state_dir/<session_id>.json, so `./x` is `x` and `../x` is outside."""
+    """The reference, except that each session is the file state_dir/<session_id>.json, so `./x` is `x` and `../x` is outside.
+
+    An id with a NUL byte makes no path at all: creating that session fails without an error code and message.
+    """
 
     def store_id(self, session_id: object) -> object:
         return os.path.normpath(f"{session_id}.json") if isinstance(session_id, str) and session_id else session_id

@@ -16,9 +16,17 @@ class ValueLimitIs1024Tokens(SharedContext):
     max_value_tokens = 1024
 
 
-@CATALOGUE.mutant("shared-context/4.1/value-size-limit", "shared-context/4.1/value-limit-boundary", edge="boundaries")
+@CATALOGUE.mutant(
+    "shared-context/4.1/value-size-limit",
+    "shared-context/4.1/value-limit-boundary",
+    "shared-context/3.3/creates-or-overwrites",
+    edge="boundaries",
+)
 class ValueLimitExclusive(SharedContext):
-    """The reference, except that a value must stay under 1000 tokens (`<` where the limit allows `<=`)."""
+    """The reference, except that a value must stay under 1000 tokens (`<` where the limit allows `<=`).
+
+    A write of a value of 1000 tokens, which 3.3 says creates or overwrites the key, is refused.
+    """
 
     def value_fits(self, value: str) -> bool:
         return estimate_tokens(value) < self.max_value_tokens
