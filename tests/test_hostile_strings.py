@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxconform.conformance.cli._run import _print_table
+from ctxconform.conformance.cli._run import print_table
 from ctxconform.conformance.judge._results import StartedLine, read_lines, write_line
 from ctxconform.conformance.report._files import write_reports
 from ctxconform.conformance.report._markdown import render_markdown
@@ -121,7 +121,7 @@ def test_the_console_table_of_a_hostile_report_shows_its_escapes(capsys: pytest.
     """The console table prints a hostile name and message with control characters made visible."""
     report = _hostile_report()
     failing = report.implementations[0].model_copy(update={"message": f"\x1b]0;pwned\x07{HOSTILE}"})
-    _print_table(report.model_copy(update={"implementations": [failing]}), [tmp_path / "report.json"])
+    print_table(report.model_copy(update={"implementations": [failing]}), [tmp_path / "report.json"])
     shown = capsys.readouterr().out
     assert [byte for byte in TERMINAL_BYTES if byte in shown] == []
     assert "\\x1b]0;pwned\\x07" in shown
