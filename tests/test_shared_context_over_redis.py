@@ -17,8 +17,11 @@ SERVER = f"{sys.executable} -m ctxconform.reference"
 
 @pytest.mark.parametrize(
     ("adapter", "database"),
-    [("reference", 1), (f"http+serve:{SERVER}.http --store {{url}} --port 0", 3)],
-    ids=["in-process", "http"],
+    [
+        pytest.param("reference", 1, id="in-process"),
+        # Slow: the HTTP layer's whole suite runs on SQLite in the default session (test_http_transport).
+        pytest.param(f"http+serve:{SERVER}.http --store {{url}} --port 0", 3, id="http", marks=pytest.mark.slow),
+    ],
 )
 def test_the_suite_passes_against_the_reference_on_redis(
     adapter: str, database: int, redis_server: RedisServer, tmp_path: Path
