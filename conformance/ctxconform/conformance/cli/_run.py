@@ -10,8 +10,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from _pytest.mark.expression import Expression
-
 from ctxconform.conformance.cli._common import (
     MAX_RESTARTS,
     check_count,
@@ -172,6 +170,9 @@ def _check_test_ids(ids: list[str]) -> None:
 def _check_keyword(expression: str | None) -> None:
     if expression is None:
         return
+    # Imported here: a run without --keyword starts faster without pytest.
+    from _pytest.mark.expression import Expression  # noqa: PLC0415
+
     try:
         Expression.compile(expression)
     except (SyntaxError, ValueError) as error:  # pytest 9 raises SyntaxError for a bad -k expression

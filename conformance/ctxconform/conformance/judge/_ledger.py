@@ -14,8 +14,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Final
 
-import pytest
-
 from ctxconform.conformance.exceptions import ConfigurationError, UndeclaredRequirement
 from ctxconform.conformance.judge._registry import Requirement
 from ctxconform.conformance.judge._specs import load_registry, spec_of
@@ -66,6 +64,9 @@ class Ledger:
         for rid in self.declared:
             if lookup(rid).feature == feature:
                 self.skipped[rid] = f"the implementation does not declare feature {feature}"
+        # Imported here: the CLI looks requirements up in this module and starts faster without pytest.
+        import pytest  # noqa: PLC0415
+
         pytest.skip(f"the implementation does not declare feature {feature} of {spec}")
 
     def hold(self, requirement: str) -> None:

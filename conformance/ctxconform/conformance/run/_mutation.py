@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from ctxconform.conformance.judge._registry import LEVELS, Level, Registry
@@ -256,6 +255,9 @@ def _arguments(adapter: str, spec: str, breaks: tuple[str, ...] | tuple[()], opt
 
 
 def _pytest_in_process(arguments: list[str]) -> str:
+    # Imported here: the rest of the CLI starts faster without pytest.
+    import pytest  # noqa: PLC0415
+
     output = io.StringIO()
     with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
         pytest.main(arguments)

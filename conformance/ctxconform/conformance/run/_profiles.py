@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from typing import Final
 
-from hypothesis import HealthCheck, settings
-
 __all__ = ["PROFILES", "register_profiles"]
 
 PROFILES: Final = ("dev", "ci", "thorough")
@@ -14,6 +12,9 @@ PROFILES: Final = ("dev", "ci", "thorough")
 
 def register_profiles() -> None:
     """Register the profiles, and reload ci when hypothesis already picked it because CI is set."""
+    # Imported here: the CLI names the profiles without loading hypothesis.
+    from hypothesis import HealthCheck, settings  # noqa: PLC0415
+
     slow = [HealthCheck.too_slow, HealthCheck.data_too_large]
     # No example database: a run is replayed by its seed alone, and the same run twice gives the same report.
     settings.register_profile(

@@ -8,12 +8,13 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
-
-import pytest
+from typing import TYPE_CHECKING, Final
 
 from ctxconform.conformance.judge._registry import LEVELS, Level
 from ctxconform.conformance.judge._specs import Spec, suite_root
+
+if TYPE_CHECKING:
+    import pytest
 
 __all__ = ["MAX_RESTARTS", "MAX_TIMEOUT_S", "SuiteRequest", "add_options", "restarts_option", "seconds_option"]
 
