@@ -64,6 +64,8 @@ def test_junit_carries_requirement_ids_as_properties(reference_runs: dict[str, t
         (["run", "--adapter", "carrier-pigeon:"], "unknown adapter"),
         (["run", "--adapter", "python:nope"], "python:package.module:factory"),
         (["run", "--timeout", "0"], "--timeout must be a positive"),
+        (["run", "--jobs", "0"], "--jobs must be a whole number from 1 to 64"),
+        (["run", "-j", "65"], "--jobs must be a whole number from 1 to 64"),
         (["run", "--report-dir", "/proc/ctxconform"], "cannot create the report folder"),
         (["requirements", "--spec", "nope"], "unknown spec"),
     ],

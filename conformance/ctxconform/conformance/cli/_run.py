@@ -38,6 +38,8 @@ __all__ = ["add_parser", "print_table"]
 
 # How many lines of an implementation's message the table shows: enough for the end of a crashed start's stderr.
 _MESSAGE_LINES: Final = 12
+# More children than this only wait for the cores and the implementation.
+MAX_JOBS: Final = 64
 
 
 def add_parser(commands: Any) -> None:
@@ -76,6 +78,14 @@ def add_parser(commands: Any) -> None:
         metavar="ID",
         help="only the tests declaring this requirement id (repeatable)",
     )
+    run.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help=f"run the specs in up to N child processes at once (1 to {MAX_JOBS}; default: 1)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress display")
     run.add_argument(
         "--baseline", type=Path, metavar="FILE", help="known failures of the implementation: XFAIL, or XPASS when stale"
@@ -92,6 +102,7 @@ def _run(options: argparse.Namespace) -> int:
     adapters = [parse_adapter(text) for text in options.adapter or ["reference"]]
     check_seconds("--timeout", options.timeout)
     check_count("--max-restarts", options.max_restarts, 0, MAX_RESTARTS)
+    check_count("--jobs", options.jobs, 1, MAX_JOBS)
     baselining = _baselining(options, adapters)
     _check_test_ids(options.test)
     _check_keyword(options.keyword)
@@ -111,6 +122,7 @@ def _run(options: argparse.Namespace) -> int:
             tuple(_known_requirements(options.requirement)),
             not options.quiet,
             options.max_restarts,
+            options.jobs,
         )
         implementations = [_run_one(adapter, run_options, index, baselining) for index, adapter in enumerate(adapters)]
     report = Report(

@@ -59,6 +59,7 @@ class SuiteRequest:
     keyword: str | None = None
     seed: int | None = None
     profile: str | None = None
+    root: Path | None = None
 
     @classmethod
     def for_specs(cls, specs: tuple[Spec, ...] | list[Spec], **fields: object) -> SuiteRequest:
@@ -88,7 +89,9 @@ class SuiteRequest:
 
     @property
     def rootdir(self) -> Path:
-        """The folder test ids are relative to: the one holding every suite (the kit's suites folder for its own)."""
+        """The folder test ids are relative to: `root` when given, else the one holding every suite."""
+        if self.root is not None:
+            return self.root
         parents = [str(suite.parent) for suite in self.suites] or [str(suite_root())]
         return Path(os.path.commonpath(parents))
 

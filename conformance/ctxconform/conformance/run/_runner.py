@@ -1,11 +1,11 @@
-"""Running a suite against one adapter in a child pytest process, and reading back its result lines."""
+"""Running the suites against one adapter in child pytest processes, and reading back their result lines."""
 
 from __future__ import annotations
 
 import shlex
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ctxconform.conformance.judge._results import Charge, CollectedLine, ProblemLine, ResultLine, TestLine, read_lines
@@ -13,7 +13,12 @@ from ctxconform.conformance.judge._specs import Spec
 from ctxconform.conformance.run._request import SuiteRequest
 from ctxconform.conformance.transports._adapters import Adapter
 
-__all__ = ["RunOptions", "SuiteRun", "collect_requirements", "never_reported", "run_suite"]
+__all__ = ["RunOptions", "SuiteRun", "collect_requirements", "never_reported", "run_suite", "spec_groups"]
+
+
+# pytest's exit codes, worst first: internal error, interrupted, usage error, tests failed, all passed.
+_EXIT_ORDER = (3, 2, 4, 1, 0)
+_NO_TESTS = 5
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,7 @@ class RunOptions:
     requirements: tuple[str, ...] = ()
     progress: bool = True
     max_restarts: int = 5
+    jobs: int = 1
 
     @property
     def partial(self) -> bool:
@@ -55,17 +61,86 @@ class SuiteRun:
 
 
 def run_suite(adapter: Adapter, options: RunOptions, index: int) -> SuiteRun:
-    """Run the selected suites against one adapter and return what they recorded."""
-    results = options.work_dir / f"results-{index}.jsonl"
-    log = options.work_dir / f"pytest-{index}.log"
-    results.unlink(missing_ok=True)
-    command = _request(adapter, options, results).command("-q", "--no-header", "--tb=short")
+    """Run the selected suites against one adapter, `options.jobs` children at once, and return what they recorded."""
+    groups = spec_groups(options.specs, options.jobs)
     started = time.monotonic()
+    names = [f"{index}-{n}" for n in range(len(groups))] if len(groups) > 1 else [str(index)]
+    children = [_launch(adapter, options, group, name) for group, name in zip(groups, names, strict=True)]
+    finished = [_finish(child) for child in children]
+    rank = {spec.id: n for n, spec in enumerate(options.specs)}
+    # Stable: each child's order is kept, and the tests of the specs come in the order of a run in one child.
+    lines = sorted((line for run in finished for line in run.lines), key=lambda line: _spec_rank(line, rank))
+    log = _joined_logs([run.log for run in finished], options.work_dir / f"pytest-{index}.log")
+    return SuiteRun(lines, _exit_code([run.exit_code for run in finished]), time.monotonic() - started, log)
+
+
+def spec_groups(specs: tuple[Spec, ...], jobs: int) -> list[tuple[Spec, ...]]:
+    """Split the specs into at most `jobs` groups of about equal suite size (largest first), each in the run's order."""
+    groups: list[list[Spec]] = [[] for _ in range(max(1, min(jobs, len(specs))))]
+    sizes = [0] * len(groups)
+    for spec in sorted(specs, key=_suite_size, reverse=True):
+        smallest = sizes.index(min(sizes))
+        groups[smallest].append(spec)
+        sizes[smallest] += _suite_size(spec)
+    order = {spec.id: n for n, spec in enumerate(specs)}
+    return [tuple(sorted(group, key=lambda spec: order[spec.id])) for group in groups if group]
+
+
+@dataclass(frozen=True)
+class _Child:
+    process: subprocess.Popen[bytes]
+    results: Path
+    log: Path
+    started: float
+
+
+def _launch(adapter: Adapter, options: RunOptions, group: tuple[Spec, ...], name: str) -> _Child:
+    results = options.work_dir / f"results-{name}.jsonl"
+    log = options.work_dir / f"pytest-{name}.log"
+    results.unlink(missing_ok=True)
+    # Every child names its tests from the folder of the whole run, so a test's id does not depend on its group.
+    root = SuiteRequest.for_specs(options.specs).rootdir
+    command = _request(adapter, replace(options, specs=group), results, root).command("-q", "--no-header", "--tb=short")
     with log.open("w", encoding="utf-8") as out:
-        completed = subprocess.run(command, stdout=out, stderr=None if options.progress else out, check=False)  # noqa: S603
-    lines = read_lines(results)
-    lines += never_reported(lines, completed.returncode)
-    return SuiteRun(lines, completed.returncode, time.monotonic() - started, log)
+        process = subprocess.Popen(command, stdout=out, stderr=None if options.progress else out)  # noqa: S603
+    return _Child(process, results, log, time.monotonic())
+
+
+def _finish(child: _Child) -> SuiteRun:
+    exit_code = child.process.wait()
+    lines = read_lines(child.results)
+    lines += never_reported(lines, exit_code)
+    return SuiteRun(lines, exit_code, time.monotonic() - child.started, child.log)
+
+
+def _spec_rank(line: ResultLine, rank: dict[str, int]) -> int:
+    if isinstance(line, TestLine) and line.spec is not None:
+        return rank.get(line.spec, -1)
+    if isinstance(line, CollectedLine) and line.requirements:
+        return rank.get(line.requirements[0].split("/")[0], -1)
+    return -1
+
+
+def _exit_code(codes: list[int]) -> int:
+    """One pytest exit code for the children: an error first, then failures, then success; 5 only if none ran a test."""
+    # A child killed by a signal (a negative code) is worse than all of them.
+    if min(codes) < 0:
+        return min(codes)
+    for code in (*_EXIT_ORDER, _NO_TESTS):
+        if code in codes:
+            return code
+    return max(codes)
+
+
+def _joined_logs(logs: list[Path], into: Path) -> Path:
+    if len(logs) == 1:
+        return logs[0]
+    into.write_text("".join(log.read_text(encoding="utf-8", errors="replace") for log in logs), encoding="utf-8")
+    return into
+
+
+def _suite_size(spec: Spec) -> int:
+    return sum(path.stat().st_size for path in spec.suite.rglob("test_*.py"))
 
 
 def never_reported(lines: list[ResultLine], exit_code: int) -> list[TestLine]:
@@ -101,9 +176,10 @@ def collect_requirements(specs: list[Spec], work_dir: Path) -> tuple[dict[str, l
     return found, completed.stdout + completed.stderr
 
 
-def _request(adapter: Adapter, options: RunOptions, results: Path) -> SuiteRequest:
+def _request(adapter: Adapter, options: RunOptions, results: Path, root: Path | None = None) -> SuiteRequest:
     return SuiteRequest.for_specs(
         options.specs,
+        root=root,
         adapter=adapter.text,
         results=results,
         level=options.level,
