@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
@@ -115,6 +116,17 @@ LIBERTIES: tuple[Liberty, ...] = (
         "fresh-workspace response with the global _default.md, never an error; nothing outside the root is read.",
         allowed_by="'The agent's first turn must work on a fresh workspace' "
         "(registry tolerance/unknown-image-id, second reading)",
+    ),
+    Liberty(
+        what="Newest first is by timestamp: the last 10 entries (and gap records) are ordered latest timestamp first, "
+        "entries without an ISO 8601 timestamp after them.",
+        allowed_by="'<workspace>/log.jsonl, newest first.' and '<workspace>/vocabulary_gaps.jsonl, newest first.' "
+        "(registry loading-order/recent-log-newest-first and recent-gaps-newest-first: 'the one with the latest timestamp')",
+    ),
+    Liberty(
+        what="A log entry's details are the line's own details object ({} when it has none), not its other keys.",
+        allowed_by='\'"recent_log": [{"timestamp": "...", "op": "...", "details": {}}, ...]\' '
+        "(registry response-shape/log-entry-shape, second reading)",
     ),
     Liberty(
         what="Arguments besides image_id are ignored, not refused.",
@@ -236,7 +248,8 @@ class Twin(ProtocolTwin):
     def recent(self, workspace: Path | None, name: str) -> list[Json]:
         """The JSON objects among the last 10 non-blank lines of a JSONL file, newest first."""
         lines = [line for line in lines_of(self.file(workspace, name)) if line.strip()]
-        return [found for found in map(json_object, reversed(lines[-RECENT:])) if found is not None]
+        found = [found for found in map(json_object, lines[-RECENT:]) if found is not None]
+        return sorted(found, key=timestamp_key, reverse=True)
 
 
 def summarize(text: str) -> Json:
@@ -266,6 +279,18 @@ def conflicts(texts: dict[str, str]) -> list[Json]:
     return [{"files": sorted((f"{genre}.md" for genre in genres), reverse=True), "point": point} for point, genres in shared]
 
 
+def timestamp_key(line: Json) -> tuple[bool, datetime]:
+    """A line's place by timestamp: those with an ISO 8601 timestamp first when sorted in reverse (no zone is UTC)."""
+    value = line.get("timestamp")
+    try:
+        parsed = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        return (False, datetime.min.replace(tzinfo=UTC))
+    return (True, parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC))
+
+
 def refuse_constant(name: str) -> Any:
     """NaN and infinities are not JSON."""
     raise ValueError(name)
@@ -281,10 +306,10 @@ def json_object(line: str) -> Json | None:
 
 
 def log_entry(line: Json) -> Json:
-    """{details, op, timestamp}: details every other key, timestamp and op null when the line has no string for them."""
+    """{details, op, timestamp}: details the line's own object, timestamp and op null when the line has no string for them."""
     timestamp, op = line.get("timestamp"), line.get("op")
     return {
-        "details": {key: value for key, value in sorted(line.items()) if key not in ("timestamp", "op")},
+        "details": dict(sorted(own.items())) if isinstance(own := line.get("details"), dict) else {},
         "op": op if isinstance(op, str) else None,
         "timestamp": timestamp if isinstance(timestamp, str) else None,
     }
