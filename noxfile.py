@@ -113,6 +113,6 @@ def spec_regression(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Measure and print every benchmark figure, and write reports/bench.json (figures report; they never fail the build)."""
+    """Measure and print every benchmark figure, and write reports/bench.json (it fails only on `-- --compare SAVED`)."""
     session.install("-e", ".")
     session.run("python", "benchmarks/bench.py", *session.posargs)

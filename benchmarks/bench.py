@@ -1,8 +1,10 @@
 """Measure where the kit and the reference stand, print a table, and write reports/bench.json.
 
-Run: python benchmarks/bench.py [--quick] [--only SECTION ...] [--output reports/bench.json]
+Run: python benchmarks/bench.py [--quick] [--only SECTION ...] [--output reports/bench.json] [--compare SAVED.json]
 Every figure is a median over repeated runs with its spread (max - min); ratios are taken between figures of
-the same run. Benchmarks report: they never fail on a figure, only when something cannot be measured at all.
+the same run, most against a floor measured beside them (a bare pipe echo, a raw SQLite append).
+Benchmarks report: they never fail on a figure, only when something cannot be measured at all. With --compare
+the exit code is 1 when a figure got more than 1.5x worse than in the saved run, and 2 when that file cannot be read.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from jsonschema import Draft202012Validator
 
 from ctxconform.conformance.judge._schemas import schema
 from ctxconform.conformance.report._bench import BenchReport, Figure, Machine
+from ctxconform.conformance.report._bench_compare import SavedReportError, compare, comparison_table, load_saved
 
 Section = Callable[[bool], list[Figure]]
 SECTIONS: dict[str, Section] = {
@@ -44,12 +47,23 @@ SECTIONS: dict[str, Section] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the chosen sections, print the table, write the report."""
+    """Run the chosen sections, print the table, write the report, and compare it with a saved one if asked."""
     parser = argparse.ArgumentParser(prog="python benchmarks/bench.py", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer runs and smaller sizes (a smoke test of the benchmarks)")
     parser.add_argument("--only", nargs="+", choices=sorted(SECTIONS), help="measure only these sections")
     parser.add_argument("--output", type=Path, default=Path("reports/bench.json"), help="where to write the report")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="SAVED",
+        help="a report of an earlier run: exit 1 when a figure got more than 1.5x worse (2 when SAVED cannot be read)",
+    )
     options = parser.parse_args(argv)
+    try:  # before measuring: a wrong path should not cost a whole run
+        saved = None if options.compare is None else load_saved(options.compare)
+    except SavedReportError as error:
+        print(f"bench.py: cannot compare with {error}", file=sys.stderr)
+        return 2
     started = time.monotonic()
     figures: list[Figure] = []
     for name in options.only or SECTIONS:
@@ -65,17 +79,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(table(report))
     write(report, options.output)
-    return 0
+    if saved is None:
+        return 0
+    rows = compare(saved, report)
+    print(f"\ncompared with {options.compare} ({saved.created_at}):\n{comparison_table(rows)}")
+    return 1 if any(row.flagged for row in rows) else 0
 
 
 def table(report: BenchReport) -> str:
     """The figures as a Markdown table."""
-    lines = ["| section | figure | median | spread | runs | ratio | goal |", "|---|---|---:|---:|---:|---:|---|"]
+    lines = ["| section | figure | median | spread | runs | better | ratio | goal |", "|---|---|---:|---:|---:|---|---:|---|"]
     for f in report.figures:
         ratio = f"{f.ratio:.3g}x {f.ratio_to}" if f.ratio is not None else ""
         goal = "" if f.goal is None else f"{f.goal}: {'met' if f.goal_met else 'NOT met'}"
         note = f" ({f.note})" if f.note else ""
-        lines.append(f"| {f.section} | {f.name}{note} | {f.median:.4g} {f.unit} | {f.spread:.3g} | {f.runs} | {ratio} | {goal} |")
+        median = f"{f.median:.4g} {f.unit}"
+        lines.append(f"| {f.section} | {f.name}{note} | {median} | {f.spread:.3g} | {f.runs} | {f.better} | {ratio} | {goal} |")
     machine = report.machine
     lines.append(f"\n{len(report.figures)} figures in {report.duration_s:.0f} s on {machine.cpus} CPUs, Python {machine.python}")
     return "\n".join(lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,6 +30,10 @@ class Figure(BaseModel):
     goal: str | None = Field(default=None, description="the target, such as '< 60 us'")
     goal_met: bool | None = Field(default=None, description="whether the median meets the goal; null without a goal")
     note: str = Field(default="", description="what the figure means, or why it is missing or off its goal")
+    better: Literal["lower", "higher"] = Field(
+        default="lower",
+        description="which way the median improves: lower for times, higher for rates (tests/s) and for margins over a peer",
+    )
 
 
 class Machine(BaseModel):
@@ -53,9 +57,11 @@ class BenchReport(BaseModel):
 
 
 def figure(section: str, name: str, unit: str, samples: Sequence[float], **extra: Any) -> Figure:
-    """Summarize the samples of repeated runs as a figure (median, spread = max - min)."""
+    """Summarize the samples of repeated runs as a figure (median, spread = max - min); a rate (unit per s) is better higher."""
     if not samples:
         raise ValueError(f"{section}/{name}: no samples to summarize")
+    if unit.endswith("/s"):  # tests/s, ops/s, MiB/s: a section need not remember to say so
+        extra = {"better": "higher", **extra}
     return Figure(
         section=section,
         name=name,
