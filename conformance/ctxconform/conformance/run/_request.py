@@ -87,6 +87,12 @@ class SuiteRequest:
         """The command that runs this request in a child Python."""
         return [sys.executable, "-m", "pytest", *self.arguments(), *extra]
 
+    @staticmethod
+    def environment() -> dict[str, str]:
+        """The child's environment: this one, without other packages' hypothesis extensions unless asked for."""
+        # The suites use none, and loading one costs every run (trio's, which a dev install brings, 0.7 s).
+        return {"HYPOTHESIS_NO_PLUGINS": "1", **os.environ}
+
     @property
     def rootdir(self) -> Path:
         """The folder test ids are relative to: `root` when given, else the one holding every suite."""

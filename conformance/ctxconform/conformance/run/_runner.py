@@ -100,9 +100,10 @@ def _launch(adapter: Adapter, options: RunOptions, group: tuple[Spec, ...], name
     results.unlink(missing_ok=True)
     # Every child names its tests from the folder of the whole run, so a test's id does not depend on its group.
     root = SuiteRequest.for_specs(options.specs).rootdir
-    command = _request(adapter, replace(options, specs=group), results, root).command("-q", "--no-header", "--tb=short")
+    request = _request(adapter, replace(options, specs=group), results, root)
+    command = request.command("-q", "--no-header", "--tb=short")
     with log.open("w", encoding="utf-8") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=None if options.progress else out)  # noqa: S603
+        process = subprocess.Popen(command, stdout=out, stderr=None if options.progress else out, env=request.environment())  # noqa: S603
     return _Child(process, results, log, time.monotonic())
 
 
@@ -170,8 +171,9 @@ def collect_requirements(specs: list[Spec], work_dir: Path) -> tuple[dict[str, l
     """Collect the suites without running them; return {test id: requirement ids} and pytest's output."""
     listing = work_dir / "collected.jsonl"
     listing.unlink(missing_ok=True)
-    command = SuiteRequest.for_specs(specs, collect=listing).command("--collect-only", "-q")
-    completed = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
+    request = SuiteRequest.for_specs(specs, collect=listing)
+    command = request.command("--collect-only", "-q")
+    completed = subprocess.run(command, capture_output=True, text=True, check=False, env=request.environment())  # noqa: S603
     found = {line.id: line.requirements for line in read_lines(listing) if isinstance(line, CollectedLine)}
     return found, completed.stdout + completed.stderr
 
