@@ -249,14 +249,21 @@ def test_sqlite_and_memory_stores_answer_alike() -> None:
     assert answers[0] == answers[1]
 
 
-def test_history_keeps_only_the_last_n_versions() -> None:
-    """read_history retains the configured number of versions, oldest first."""
-    service = SharedContext(MemoryStore(), history_depth=3)
+@pytest.mark.parametrize("url", ["memory:", "sqlite"])
+def test_history_keeps_only_the_last_n_versions(url: str, tmp_path: Path) -> None:
+    """read_history retains the configured number of versions, oldest first, also once the depth shrinks."""
+    url = f"sqlite:///{tmp_path}/h.db" if url == "sqlite" else url
+    store = open_store(url)
+    service = SharedContext(store, history_depth=3)
     service.create_session("s")
     for n in range(5):
         service.handle("s", "o", {"action": "write", "key": "k", "value": str(n)})
     versions = service.handle("s", "o", {"action": "read_history", "key": "k"})["versions"]
-    assert [v["version"] for v in versions] == [3, 4, 5]
+    assert [(v["version"], v["value"]) for v in versions] == [(3, "2"), (4, "3"), (5, "4")]
+    shallower = SharedContext(store, history_depth=2)
+    shallower.handle("s", "o", {"action": "write", "key": "k", "value": "5"})
+    versions = shallower.handle("s", "o", {"action": "read_history", "key": "k"})["versions"]
+    assert [(v["version"], v["value"]) for v in versions] == [(5, "4"), (6, "5")]
 
 
 def test_a_refused_write_changes_nothing() -> None:

@@ -35,6 +35,23 @@ CREATE TABLE IF NOT EXISTS snapshot_entries (
 """
 
 _ENTRY_COLUMNS = "key, written_by, written_at, version, tokens, value"
+_UPDATE_ENTRY = (
+    "UPDATE entries SET value = ?, written_by = ?, written_at = ?, version = ?, tokens = ? WHERE session_id = ? AND key = ?"
+)
+_INSERT_ENTRY = (
+    "INSERT OR REPLACE INTO entries (value, written_by, written_at, version, tokens, session_id, key)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+# The oldest retained version becomes the new one: the key keeps as many versions, and no row is freed or added.
+_ROTATE_HISTORY = (
+    "UPDATE OR REPLACE history SET value = ?, written_by = ?, written_at = ?, version = ?, tokens = ?"
+    " WHERE session_id = ? AND key = ? AND version = ?"
+)
+_INSERT_HISTORY = (
+    "INSERT OR REPLACE INTO history (value, written_by, written_at, version, tokens, session_id, key)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_TRIM_HISTORY = "DELETE FROM history WHERE session_id = ? AND key = ? AND version <= ?"
 MAX_CACHED_SESSIONS: Final = 256
 """The most sessions a store keeps in memory for its reads; the oldest loaded is forgotten first."""
 
@@ -176,18 +193,22 @@ class _SQLiteTransaction(Step):
 
     def put(self, session_id: str, entry: Entry, total_tokens: int, keep_history: int) -> None:
         self._change()
-        values = (session_id, entry.key, entry.value, entry.written_by, entry.written_at, entry.version, entry.tokens)
-        self.db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", values)
-        self.db.execute(
-            "INSERT OR REPLACE INTO history VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (session_id, entry.key, entry.version, entry.value, entry.written_by, entry.written_at, entry.tokens),
-        )
-        self.db.execute(
-            "DELETE FROM history WHERE session_id = ? AND key = ? AND version <= ?",
-            (session_id, entry.key, entry.version - keep_history),
-        )
-        self._set_total(session_id, total_tokens)
         cached = self._cache.sessions.get(session_id)
+        row = (entry.value, entry.written_by, entry.written_at, entry.version, entry.tokens, session_id, entry.key)
+        # Rows are changed in place where they exist: a rewritten row stays on its page, where a replaced one
+        # would move and free pages, and each page a commit touches is another page the WAL has to write.
+        if cached is not None and entry.key in cached.entries:
+            self.db.execute(_UPDATE_ENTRY, row)
+        else:
+            self.db.execute(_INSERT_ENTRY, row)
+        oldest = entry.version - keep_history
+        if oldest < 1 or self.db.execute(_ROTATE_HISTORY, (*row, oldest)).rowcount == 0:
+            self.db.execute(_INSERT_HISTORY, row)
+        if oldest >= 1:
+            self.db.execute(
+                "DELETE FROM history WHERE session_id = ? AND key = ? AND version <= ?", (session_id, entry.key, oldest)
+            )
+        self._set_total(session_id, total_tokens)
         if cached is not None:
             cached.entries[entry.key] = entry
 
