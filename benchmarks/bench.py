@@ -35,6 +35,7 @@ Section = Callable[[bool], list[Figure]]
 SECTIONS: dict[str, Section] = {
     "transports": lambda quick: call_overhead.figures(rounds=1 if quick else 3, calls=200 if quick else 300),
     "stores": lambda quick: store_latency.figures(rounds=1 if quick else 3, calls=100 if quick else 300),
+    "http-writes": lambda quick: __import__("http_writes").figures(rounds=1 if quick else 3, writes=100 if quick else 500),
     "validation": lambda quick: (
         validation_cost.per_message(1 if quick else 3, 50 if quick else 300) + validation_cost.suite_share()
     ),

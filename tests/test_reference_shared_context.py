@@ -6,18 +6,23 @@ import json
 import logging
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ctxconform.reference import Reference
+from ctxconform.reference._sqlite import Database
 from ctxconform.reference.exceptions import SpecError, StoreError
-from ctxconform.reference.shared_context import MemoryStore, SharedContext, SQLiteStore, open_store
+from ctxconform.reference.shared_context import Entry, MemoryStore, SharedContext, SQLiteStore, open_store
+from ctxconform.reference.shared_context._store import ReadConflict
 
 WRITER = textwrap.dedent(
     """
@@ -69,20 +74,139 @@ def test_concurrent_processes_lose_no_increment(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("url", ["memory:", "sqlite"])
 def test_concurrent_threads_lose_no_increment(url: str, tmp_path: Path) -> None:
-    """Eight threads writing one key through one store instance end at version 8 x 50."""
+    """Eight threads writing one key through one store instance get versions 1 to 400, each once, and end at 400."""
     service = SharedContext(open_store(f"sqlite:///{tmp_path}/t.db" if url == "sqlite" else url))
     service.create_session("s")
+    versions: list[int] = []
 
     def write() -> None:
-        for _ in range(50):
-            service.handle("s", "subagent:worker", {"action": "write", "key": "counter", "value": "x"})
+        calls = ({"action": "write", "key": "counter", "value": "x"} for _ in range(50))
+        versions.extend(service.handle("s", "subagent:worker", call)["version"] for call in calls)
 
     threads = [threading.Thread(target=write) for _ in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    assert sorted(versions) == list(range(1, 401))
     assert service.handle("s", "o", {"action": "read", "key": "counter"})["version"] == 400
+
+
+@pytest.mark.parametrize("other", ["process", "connection"])
+def test_a_write_through_another_connection_is_seen_by_the_next_read(tmp_path: Path, other: str) -> None:
+    """A store that has the key in memory reads the version another process (or connection) committed since."""
+    database = tmp_path / "sc.sqlite3"
+    service = SharedContext(SQLiteStore(database))
+    service.create_session("s")
+    service.handle("s", "o", {"action": "write", "key": "k0", "value": "mine"})
+    assert service.handle("s", "o", {"action": "read", "key": "k0"})["version"] == 1
+    if other == "process":
+        subprocess.run([sys.executable, "-c", WRITER, str(database), "w", "1"], check=True, stdout=subprocess.DEVNULL)
+    else:
+        SharedContext(SQLiteStore(database)).handle("s", "w", {"action": "write", "key": "k0", "value": "value 0"})
+    assert service.handle("s", "o", {"action": "read", "key": "k0"}) | {"written_at": ""} == {
+        "key": "k0",
+        "value": "value 0",
+        "written_by": "w",
+        "written_at": "",
+        "version": 2,
+    }
+    assert [meta["version"] for meta in service.handle("s", "o", {"action": "list_keys"})["keys"]] == [2]
+
+
+def test_a_step_that_raises_leaves_the_store_and_its_reads_as_they_were(tmp_path: Path) -> None:
+    """A write step that raises after writing is rolled back, in the file and in what later reads answer."""
+    store = SQLiteStore(tmp_path / "sc.sqlite3")
+    service = SharedContext(store, clock=lambda: "t")
+    service.create_session("s")
+    service.handle("s", "o", {"action": "write", "key": "k", "value": "kept"})
+    with pytest.raises(RuntimeError, match="after the write"):
+        write_then_fail(store)
+    assert service.handle("s", "o", {"action": "read", "key": "k"})["value"] == "kept"
+    assert SharedContext(SQLiteStore(tmp_path / "sc.sqlite3")).handle("s", "o", {"action": "read", "key": "k"})["version"] == 1
+
+
+def test_a_step_that_raises_in_a_group_rolls_back_only_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Steps queued behind a running one share its commit; the one that raises loses only its own write.
+
+    Each of the others returns only once its write is committed: a fresh connection reads it right away.
+    """
+    database = tmp_path / "sc.sqlite3"
+    store = SQLiteStore(database)
+    service = SharedContext(store, clock=lambda: "t")
+    service.create_session("s")
+    groups: list[int] = []
+    commit = Database._commit_locked
+    monkeypatch.setattr(Database, "_commit_locked", lambda self, group: (groups.append(group.steps), commit(self, group))[1])
+    running, results = threading.Event(), dict[str, object]()
+
+    def step(key: str, *, fail: bool = False) -> None:
+        try:
+            with store.transaction() as tx:
+                tx.put("s", Entry(key, "o", "t", 1, 1, key), 1, 10)
+                if key == "first":
+                    running.set()
+                    wait_for(lambda: store._database._waiting == 3)
+                if fail:
+                    refuse()
+            with sqlite3.connect(database) as fresh:
+                results[key] = fresh.execute("SELECT value FROM entries WHERE key = ?", (key,)).fetchone()
+        except SpecError as error:
+            results[key] = error.code
+
+    first = threading.Thread(target=step, args=("first",))
+    first.start()
+    running.wait(10)
+    others = [threading.Thread(target=step, args=(key,), kwargs={"fail": key == "bad"}) for key in ("a", "bad", "b")]
+    for thread in others:
+        thread.start()
+    for thread in [first, *others]:
+        thread.join(10)
+    assert groups == [4]
+    assert results == {"first": ("first",), "a": ("a",), "bad": "STORE_FULL", "b": ("b",)}
+    listing = service.handle("s", "o", {"action": "list_keys"})
+    assert [meta["key"] for meta in listing["keys"]] == ["a", "b", "first"]
+
+
+def test_a_read_that_would_mix_two_states_raises_read_conflict(tmp_path: Path) -> None:
+    """A reading step that answered from memory, then meets another connection's commit on the file, refuses to mix."""
+    store = SQLiteStore(tmp_path / "sc.sqlite3")
+    service = SharedContext(store)
+    service.create_session("s")
+    service.handle("s", "o", {"action": "write", "key": "k", "value": "one"})
+    with pytest.raises(ReadConflict):
+        read_across_a_commit(store, SharedContext(SQLiteStore(tmp_path / "sc.sqlite3")))
+    history = service.handle("s", "o", {"action": "read_history", "key": "k"})
+    assert [version["value"] for version in history["versions"]] == ["one", "two"]
+
+
+def write_then_fail(store: SQLiteStore) -> None:
+    """Write k in a step that then raises."""
+    with store.transaction() as tx:
+        tx.put("s", Entry("k", "o", "t", 2, 1, "lost"), 1, 10)
+        raise RuntimeError("after the write")
+
+
+def refuse() -> None:
+    """Raise the spec error a step refuses with."""
+    raise SpecError("STORE_FULL", "refused after writing")
+
+
+def read_across_a_commit(store: SQLiteStore, other: SharedContext) -> None:
+    """Answer a session from memory, let `other` commit a write, then read the file in the same reading step."""
+    with store.reading() as tx:
+        assert tx.session("s") is not None
+        other.handle("s", "w", {"action": "write", "key": "k", "value": "two"})
+        tx.history("s", "k")
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 10) -> None:
+    """Poll `condition` until it holds; fail the test after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail("the condition did not hold in time")
+        time.sleep(0.005)
 
 
 def test_writes_and_deletes_are_logged_with_metadata_and_never_values(caplog: pytest.LogCaptureFixture) -> None:
@@ -125,14 +249,21 @@ def test_sqlite_and_memory_stores_answer_alike() -> None:
     assert answers[0] == answers[1]
 
 
-def test_history_keeps_only_the_last_n_versions() -> None:
-    """read_history retains the configured number of versions, oldest first."""
-    service = SharedContext(MemoryStore(), history_depth=3)
+@pytest.mark.parametrize("url", ["memory:", "sqlite"])
+def test_history_keeps_only_the_last_n_versions(url: str, tmp_path: Path) -> None:
+    """read_history retains the configured number of versions, oldest first, also once the depth shrinks."""
+    url = f"sqlite:///{tmp_path}/h.db" if url == "sqlite" else url
+    store = open_store(url)
+    service = SharedContext(store, history_depth=3)
     service.create_session("s")
     for n in range(5):
         service.handle("s", "o", {"action": "write", "key": "k", "value": str(n)})
     versions = service.handle("s", "o", {"action": "read_history", "key": "k"})["versions"]
-    assert [v["version"] for v in versions] == [3, 4, 5]
+    assert [(v["version"], v["value"]) for v in versions] == [(3, "2"), (4, "3"), (5, "4")]
+    shallower = SharedContext(store, history_depth=2)
+    shallower.handle("s", "o", {"action": "write", "key": "k", "value": "5"})
+    versions = shallower.handle("s", "o", {"action": "read_history", "key": "k"})["versions"]
+    assert [(v["version"], v["value"]) for v in versions] == [(5, "4"), (6, "5")]
 
 
 def test_a_refused_write_changes_nothing() -> None:

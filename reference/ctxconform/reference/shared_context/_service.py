@@ -12,7 +12,7 @@ from typing import Any, Final
 from ctxconform.reference.exceptions import SpecError
 from ctxconform.reference.shared_context._keys import check_key
 from ctxconform.reference.shared_context._model import Entry, Metadata, Session
-from ctxconform.reference.shared_context._store import Store, Transaction
+from ctxconform.reference.shared_context._store import ReadConflict, Store, Transaction, reading_step
 from ctxconform.reference.shared_context._tokens import (
     MAX_STORE_TOKENS,
     MAX_VALUE_TOKENS,
@@ -102,9 +102,12 @@ class SharedContext:
         if action == "snapshot":
             return self._snapshot(sid, _label(fields["label"]))
         fields = {**fields, **self._checked_keys(fields)}
-        with self.store.transaction() as tx:
-            _existing(tx, sid)
-            return _READS[action](tx, sid, fields)
+        try:
+            with reading_step(self.store) as tx:
+                return _answer(tx, action, sid, fields)
+        except ReadConflict:  # another process committed mid-read: read again where no commit can interleave
+            with self.store.transaction() as tx:
+                return _answer(tx, action, sid, fields)
 
     def _checked_keys(self, fields: Mapping[str, Any]) -> Json:
         checked: Json = {}
@@ -216,6 +219,11 @@ def _unicode(text: str, name: str) -> str:
     if _LONE_SURROGATE.search(text):
         raise SpecError("INVALID_REQUEST", f"{name} holds an unpaired surrogate (\\ud800-\\udfff); send valid Unicode text")
     return text
+
+
+def _answer(tx: Transaction, action: str, sid: str, fields: Mapping[str, Any]) -> Json:
+    _existing(tx, sid)
+    return _READS[action](tx, sid, fields)
 
 
 def _existing(tx: Transaction, sid: str) -> Session:

@@ -1,15 +1,16 @@
-"""A durable SQLite store for shared context: one file, write-ahead log, one transaction per operation."""
+"""A durable SQLite store for shared context: one file, write-ahead log, one atomic step per operation, reads from memory."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
+from types import TracebackType
+from typing import Final, Self
 
-from ctxconform.reference._sqlite import Database
+from ctxconform.reference._sqlite import Database, Step
 from ctxconform.reference.shared_context._model import Entry, Metadata, Session, SessionState
-from ctxconform.reference.shared_context._store import Transaction
+from ctxconform.reference.shared_context._store import ReadConflict, Transaction
 
 __all__ = ["SQLiteStore"]
 
@@ -34,87 +35,204 @@ CREATE TABLE IF NOT EXISTS snapshot_entries (
 """
 
 _ENTRY_COLUMNS = "key, written_by, written_at, version, tokens, value"
+_UPDATE_ENTRY = (
+    "UPDATE entries SET value = ?, written_by = ?, written_at = ?, version = ?, tokens = ? WHERE session_id = ? AND key = ?"
+)
+_INSERT_ENTRY = (
+    "INSERT OR REPLACE INTO entries (value, written_by, written_at, version, tokens, session_id, key)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+# The oldest retained version becomes the new one: the key keeps as many versions, and no row is freed or added.
+_ROTATE_HISTORY = (
+    "UPDATE OR REPLACE history SET value = ?, written_by = ?, written_at = ?, version = ?, tokens = ?"
+    " WHERE session_id = ? AND key = ? AND version = ?"
+)
+_INSERT_HISTORY = (
+    "INSERT OR REPLACE INTO history (value, written_by, written_at, version, tokens, session_id, key)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_TRIM_HISTORY = "DELETE FROM history WHERE session_id = ? AND key = ? AND version <= ?"
+MAX_CACHED_SESSIONS: Final = 256
+"""The most sessions a store keeps in memory for its reads; the oldest loaded is forgotten first."""
 
 
 class SQLiteStore:
-    """Sessions in one SQLite file; each operation is one IMMEDIATE transaction, so it survives a killed process."""
+    """Sessions in one SQLite file; each operation is one atomic step, so it survives a killed process.
+
+    Reads are served from memory: the sessions and entries this connection last saw, kept while SQLite's
+    data_version says no other connection (in this process or another) has committed since. Concurrent steps
+    share commits (see `Database`), so a busy server pays one fsync per group of writes, not per write.
+    """
 
     def __init__(self, path: Path, synchronous: str = "FULL") -> None:
         self.path = path
-        self._database = Database(path, _SCHEMA, synchronous)
+        self._cache = _Cache()
+        self._database = Database(path, _SCHEMA, synchronous, on_abort=self._cache.forget)
 
-    @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
-        """Run one atomic step: committed when the block ends, rolled back if it raises."""
-        with self._database.transaction() as db:
-            yield _SQLiteTransaction(db)
+    def transaction(self) -> AbstractContextManager[Transaction]:
+        """Open an atomic step: committed when the block ends (with any steps sharing its commit), rolled back if it raises."""
+        return _SQLiteTransaction(self._database, self._cache, write=True)
+
+    def reading(self) -> AbstractContextManager[Transaction]:
+        """Open an atomic step that only reads: no write lock and no commit to wait for, unless writes are in flight."""
+        return _SQLiteTransaction(self._database, self._cache, write=False)
 
     def close(self) -> None:
         """Close the database file."""
         self._database.close()
+        self._cache.forget()
 
 
-class _SQLiteTransaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
+class _Cached:
+    """One session as this connection last saw it: its record, its entries by key, and their sorted metadata."""
+
+    __slots__ = ("entries", "metadata", "session")
+
+    def __init__(self, session: Session, entries: dict[str, Entry]) -> None:
+        self.session = session
+        self.entries = entries
+        self.metadata: list[Metadata] | None = None
+
+
+class _Cache:
+    """The sessions reads need, valid for one data_version of the file; only the thread holding a step touches it."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[str, _Cached] = {}
+        self.version = -1
+
+    def check(self, db: sqlite3.Connection) -> int:
+        """Forget everything if another connection has committed since the last check; return the data_version."""
+        version: int = db.execute("PRAGMA data_version").fetchone()[0]
+        if version != self.version:
+            self.sessions.clear()
+            self.version = version
+        return version
+
+    def forget(self) -> None:
+        """Forget every session: changes it held were rolled back."""
+        self.sessions.clear()
+
+    def load(self, db: sqlite3.Connection, session_id: str) -> _Cached | None:
+        """Read a session and its entries from the file and hold them (forgetting the oldest held session when full)."""
+        row = db.execute("SELECT state, total_tokens FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        if row is None:
+            return None
+        rows = db.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE session_id = ?", (session_id,))  # noqa: S608
+        if len(self.sessions) >= MAX_CACHED_SESSIONS:
+            del self.sessions[next(iter(self.sessions))]
+        cached = self.sessions[session_id] = _Cached(Session(session_id, row[0], row[1]), {r[0]: Entry(*r) for r in rows})
+        return cached
+
+
+class _SQLiteTransaction(Step):
+    """One step as a context manager, and the Transaction its block uses: reads from the cache, writes to both.
+
+    A step that only reads, on its own, opens no SQLite transaction: one data_version check says the cache is
+    the last committed state. Should it need the file after all (a session not in memory, a history, a snapshot),
+    it opens a read transaction then, and if another connection committed in between after the step already
+    answered from memory, it raises ReadConflict rather than mix two states in one answer.
+    """
+
+    __slots__ = ("_cache", "_changed", "_served")
+
+    def __init__(self, database: Database, cache: _Cache, *, write: bool) -> None:
+        super().__init__(database, write=write)
+        self._cache = cache
+        self._changed = False
+        self._served = False
+
+    def __enter__(self) -> Self:
+        self._group = self._database.enter(self)
+        if self.fresh:
+            try:
+                self._cache.check(self.db)
+            except BaseException:
+                self._database.leave(self, self._group, failed=True)
+                raise
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+        if error is not None and self._changed:
+            self._cache.forget()  # the step's changes are rolled back: so are the cache's
+        self._database.leave(self, self._group, failed=error is not None)
 
     def session(self, session_id: str) -> Session | None:
-        row = self._db.execute("SELECT state, total_tokens FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
-        return None if row is None else Session(session_id, row[0], row[1])
-
-    def create_session(self, session_id: str) -> None:
-        self._db.execute("INSERT INTO sessions VALUES (?, 'active', 0)", (session_id,))
-
-    def set_state(self, session_id: str, state: SessionState) -> None:
-        self._db.execute("UPDATE sessions SET state = ? WHERE session_id = ?", (state, session_id))
-
-    def drop_session(self, session_id: str) -> None:
-        for table in ("sessions", "entries", "history", "snapshots", "snapshot_entries"):
-            self._db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))  # noqa: S608 - fixed names
+        cached = self._held(session_id)
+        return None if cached is None else cached.session
 
     def entry(self, session_id: str, key: str) -> Entry | None:
-        row = self._db.execute(
-            f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND key = ?",  # noqa: S608 - fixed names
-            (session_id, key),
-        ).fetchone()
-        return None if row is None else Entry(*row)
+        cached = self._held(session_id)
+        return None if cached is None else cached.entries.get(key)
 
     def metadata(self, session_id: str) -> list[Metadata]:
-        rows = self._db.execute(
-            "SELECT key, written_by, written_at, version, tokens FROM entries WHERE session_id = ? ORDER BY key",
-            (session_id,),
-        )
-        return [Metadata(*row) for row in rows]
+        cached = self._held(session_id)
+        if cached is None:
+            return []
+        if cached.metadata is None:
+            cached.metadata = [_meta(cached.entries[key]) for key in sorted(cached.entries)]
+        return list(cached.metadata)
+
+    def create_session(self, session_id: str) -> None:
+        self._change()
+        self.db.execute("INSERT INTO sessions VALUES (?, 'active', 0)", (session_id,))
+        self._cache.sessions.pop(session_id, None)
+
+    def set_state(self, session_id: str, state: SessionState) -> None:
+        self._change()
+        self.db.execute("UPDATE sessions SET state = ? WHERE session_id = ?", (state, session_id))
+        cached = self._cache.sessions.get(session_id)
+        if cached is not None:
+            cached.session = Session(session_id, state, cached.session.total_tokens)
+
+    def drop_session(self, session_id: str) -> None:
+        self._change()
+        for table in ("sessions", "entries", "history", "snapshots", "snapshot_entries"):
+            self.db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))  # noqa: S608 - fixed names
+        self._cache.sessions.pop(session_id, None)
 
     def put(self, session_id: str, entry: Entry, total_tokens: int, keep_history: int) -> None:
-        values = (session_id, entry.key, entry.value, entry.written_by, entry.written_at, entry.version, entry.tokens)
-        self._db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", values)
-        self._db.execute(
-            "INSERT OR REPLACE INTO history VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (session_id, entry.key, entry.version, entry.value, entry.written_by, entry.written_at, entry.tokens),
-        )
-        self._db.execute(
-            "DELETE FROM history WHERE session_id = ? AND key = ? AND version <= ?",
-            (session_id, entry.key, entry.version - keep_history),
-        )
+        self._change()
+        cached = self._cache.sessions.get(session_id)
+        row = (entry.value, entry.written_by, entry.written_at, entry.version, entry.tokens, session_id, entry.key)
+        # Rows are changed in place where they exist: a rewritten row stays on its page, where a replaced one
+        # would move and free pages, and each page a commit touches is another page the WAL has to write.
+        if cached is not None and entry.key in cached.entries:
+            self.db.execute(_UPDATE_ENTRY, row)
+        else:
+            self.db.execute(_INSERT_ENTRY, row)
+        oldest = entry.version - keep_history
+        if oldest < 1 or self.db.execute(_ROTATE_HISTORY, (*row, oldest)).rowcount == 0:
+            self.db.execute(_INSERT_HISTORY, row)
+        if oldest >= 1:
+            self.db.execute(
+                "DELETE FROM history WHERE session_id = ? AND key = ? AND version <= ?", (session_id, entry.key, oldest)
+            )
         self._set_total(session_id, total_tokens)
+        if cached is not None:
+            cached.entries[entry.key] = entry
 
     def remove(self, session_id: str, key: str, total_tokens: int) -> None:
-        self._db.execute("DELETE FROM entries WHERE session_id = ? AND key = ?", (session_id, key))
-        self._db.execute("DELETE FROM history WHERE session_id = ? AND key = ?", (session_id, key))
+        self._change()
+        self.db.execute("DELETE FROM entries WHERE session_id = ? AND key = ?", (session_id, key))
+        self.db.execute("DELETE FROM history WHERE session_id = ? AND key = ?", (session_id, key))
         self._set_total(session_id, total_tokens)
+        cached = self._cache.sessions.get(session_id)
+        if cached is not None:
+            cached.entries.pop(key, None)
 
     def history(self, session_id: str, key: str) -> list[Entry]:
-        rows = self._db.execute(
+        rows = self._file().execute(
             f"SELECT {_ENTRY_COLUMNS} FROM history WHERE session_id = ? AND key = ? ORDER BY version",  # noqa: S608
             (session_id, key),
         )
         return [Entry(*row) for row in rows]
 
     def put_snapshot(self, session_id: str, label: str, taken_at: str) -> int:
-        self._db.execute("DELETE FROM snapshot_entries WHERE session_id = ? AND label = ?", (session_id, label))
-        self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (session_id, label, taken_at))
-        cursor = self._db.execute(
+        self._change()
+        self.db.execute("DELETE FROM snapshot_entries WHERE session_id = ? AND label = ?", (session_id, label))
+        self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (session_id, label, taken_at))
+        cursor = self.db.execute(
             "INSERT INTO snapshot_entries SELECT session_id, ?, key, value, written_by, written_at, version, tokens"
             " FROM entries WHERE session_id = ?",
             (label, session_id),
@@ -122,16 +240,45 @@ class _SQLiteTransaction:
         return cursor.rowcount
 
     def snapshot(self, session_id: str, label: str) -> tuple[str, list[Entry]] | None:
-        row = self._db.execute(
-            "SELECT taken_at FROM snapshots WHERE session_id = ? AND label = ?", (session_id, label)
-        ).fetchone()
+        db = self._file()
+        row = db.execute("SELECT taken_at FROM snapshots WHERE session_id = ? AND label = ?", (session_id, label)).fetchone()
         if row is None:
             return None
-        rows = self._db.execute(
+        rows = self.db.execute(
             f"SELECT {_ENTRY_COLUMNS} FROM snapshot_entries WHERE session_id = ? AND label = ? ORDER BY key",  # noqa: S608
             (session_id, label),
         )
         return row[0], [Entry(*r) for r in rows]
 
+    def _held(self, session_id: str) -> _Cached | None:
+        cached = self._cache.sessions.get(session_id)
+        if cached is None:
+            cached = self._cache.load(self._file(), session_id)
+        self._served = True
+        return cached
+
+    def _file(self) -> sqlite3.Connection:
+        """The connection, inside a transaction that sees the state the step has answered from so far."""
+        if self.write or self._group is not None or self.db.in_transaction:
+            return self.db
+        before = self._cache.version
+        self.db.execute("BEGIN")  # a read on its own: pin one snapshot for the rest of the step
+        if self._cache.check(self.db) != before and self._served:
+            raise ReadConflict("another connection committed while this step was reading; read again")
+        return self.db
+
+    def _change(self) -> None:
+        if not self.write:
+            raise RuntimeError("a reading step cannot write: open it with transaction()")
+        self._changed = True
+
     def _set_total(self, session_id: str, total_tokens: int) -> None:
-        self._db.execute("UPDATE sessions SET total_tokens = ? WHERE session_id = ?", (total_tokens, session_id))
+        self.db.execute("UPDATE sessions SET total_tokens = ? WHERE session_id = ?", (total_tokens, session_id))
+        cached = self._cache.sessions.get(session_id)
+        if cached is not None:
+            cached.session = Session(session_id, cached.session.state, total_tokens)
+            cached.metadata = None
+
+
+def _meta(entry: Entry) -> Metadata:
+    return Metadata(entry.key, entry.written_by, entry.written_at, entry.version, entry.tokens)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from typing import Protocol
 
 from ctxconform.reference.shared_context._model import Entry, Metadata, Session, SessionState
 
-__all__ = ["MemoryStore", "Store", "Transaction"]
+__all__ = ["MemoryStore", "ReadConflict", "Store", "Transaction", "reading_step"]
 
 
 class Transaction(Protocol):
@@ -51,13 +51,27 @@ class Transaction(Protocol):
 
 
 class Store(Protocol):
-    """A place that keeps sessions; every operation runs inside one transaction."""
+    """A place that keeps sessions; every operation runs inside one transaction.
+
+    A store may also offer `reading()`, a cheaper atomic step for operations that only read (see `reading_step`);
+    such a step may raise ReadConflict, after which the caller runs the operation again in `transaction()`.
+    """
 
     def transaction(self) -> AbstractContextManager[Transaction]:
         """Open an atomic step."""
 
     def close(self) -> None:
         """Release the store's resources."""
+
+
+class ReadConflict(Exception):
+    """Raised by a reading step that saw another connection commit mid-step; the step changed nothing."""
+
+
+def reading_step(store: Store) -> AbstractContextManager[Transaction]:
+    """Open an atomic step that only reads: the store's `reading()` when it has one, else an ordinary transaction."""
+    opener: Callable[[], AbstractContextManager[Transaction]] = getattr(store, "reading", store.transaction)
+    return opener()
 
 
 class _MemorySession:
