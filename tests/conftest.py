@@ -15,6 +15,12 @@ pytest_plugins = ["pytester"]
 collect_ignore = ["toy"]
 
 
+def pytest_configure() -> None:
+    """The suite runs of the kit's tests take the dev profile unless a test names one: they check the harness."""
+    # The ci profile draws twice the examples and makes a run half as long again; depth is the main job's concern.
+    os.environ.setdefault("CTXCONFORM_PROFILE", "dev")
+
+
 @pytest.fixture
 def cli(tmp_path: Path) -> Cli:
     """The command line, run from a scratch folder."""

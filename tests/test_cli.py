@@ -57,6 +57,14 @@ def test_junit_carries_requirement_ids_as_properties(reference_runs: dict[str, t
         assert all(n.startswith("shared-context/") for n in names)
 
 
+def test_an_unknown_profile_in_the_environment_exits_2_before_running(cli: Cli) -> None:
+    """CTXCONFORM_PROFILE names the default profile; one that is not a profile is a one-line usage error."""
+    done = cli("run", "--spec", "shared-context", env={"CTXCONFORM_PROFILE": "fast"})
+    assert done.returncode == 2
+    assert "CTXCONFORM_PROFILE='fast' is not a profile" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -13,6 +13,7 @@ from typing import Final
 
 from ctxconform.conformance.exceptions import ConfigurationError
 from ctxconform.conformance.report._model import ImplementationReport
+from ctxconform.conformance.run._profiles import PROFILES
 from ctxconform.conformance.run._request import MAX_RESTARTS, MAX_TIMEOUT_S
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "EXIT_USAGE",
     "MAX_RESTARTS",
     "MAX_TIMEOUT_S",
+    "PROFILE_VARIABLE",
     "check_count",
     "check_seconds",
     "exit_code_of",
@@ -35,6 +37,8 @@ EXIT_CONFORMANT: Final = 0
 EXIT_NOT_CONFORMANT: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_UNAVAILABLE: Final = 3
+# The default hypothesis profile of runs that name none (before CI decides); the kit's own tests set it to dev.
+PROFILE_VARIABLE: Final = "CTXCONFORM_PROFILE"
 
 
 def check_seconds(flag: str, value: float) -> float:
@@ -72,8 +76,14 @@ def seed_of(options: argparse.Namespace) -> int:
 
 
 def profile_of(options: argparse.Namespace) -> str:
-    """The hypothesis profile: the one given, else ci when CI is set, else dev."""
-    return str(options.profile or ("ci" if os.environ.get("CI") else "dev"))
+    """The hypothesis profile: the one given, else CTXCONFORM_PROFILE, else ci when CI is set, else dev."""
+    if options.profile:
+        return str(options.profile)
+    chosen = os.environ.get(PROFILE_VARIABLE) or ("ci" if os.environ.get("CI") else "dev")
+    if chosen not in PROFILES:
+        message = f"{PROFILE_VARIABLE}={chosen!r} is not a profile; set it to one of {', '.join(PROFILES)}, or unset it"
+        raise ConfigurationError(message)
+    return chosen
 
 
 def kit_version() -> str:
