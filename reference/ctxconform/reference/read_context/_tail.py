@@ -14,13 +14,19 @@ MAX_SCAN: Final = 16 * 1024 * 1024
 
 def lines_from_end(handle: BinaryIO, size: int, *, max_scan: int | None = MAX_SCAN) -> Iterator[bytes]:
     """Yield the file's complete lines, last first, reading at most `max_scan` bytes back (None: no bound)."""
-    position, partial = size, b""
+    # The line being assembled is kept as its blocks, last first, and joined once complete: adding each block to the
+    # bytes read so far would copy a long line once per block.
+    position, partial = size, list[bytes]()
     while position > 0 and (max_scan is None or size - position < max_scan):
         step = min(BLOCK, position)
         position -= step
         handle.seek(position)
-        pieces = (handle.read(step) + partial).split(b"\n")
-        partial = pieces[0]
-        yield from (piece.removesuffix(b"\r") for piece in reversed(pieces[1:]))
+        pieces = handle.read(step).split(b"\n")
+        if len(pieces) == 1:
+            partial.append(pieces[0])
+            continue
+        yield (pieces[-1] + b"".join(reversed(partial))).removesuffix(b"\r")
+        yield from (piece.removesuffix(b"\r") for piece in reversed(pieces[1:-1]))
+        partial = [pieces[0]]
     if position == 0:
-        yield partial.removesuffix(b"\r")
+        yield b"".join(reversed(partial)).removesuffix(b"\r")
