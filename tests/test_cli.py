@@ -116,6 +116,8 @@ def test_requirements_lists_every_entry(cli: Cli) -> None:
     assert len(lines) - 1 == int(lines[-1].split()[0]) >= 40
 
 
+# A whole suite over MCP: the default session runs a sample of every suite over MCP (test_mcp_specs.py).
+@pytest.mark.slow
 def test_read_context_over_mcp_runs_the_same_tests_as_in_process(tmp_path: Path) -> None:
     """The reference's MCP server passes the read-context suite with the same tests and verdicts as in-process."""
     verdicts = []

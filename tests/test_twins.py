@@ -64,7 +64,8 @@ def test_every_spec_has_a_twin() -> None:
     assert sorted(twin_spec(module) for module in TWINS) == sorted(specs())
 
 
-@pytest.mark.parametrize("transport", ["python", "stdio"])
+# Over stdio the twins give the same replies as JSON lines: a whole run per twin is kept for the slow session.
+@pytest.mark.parametrize("transport", ["python", pytest.param("stdio", marks=pytest.mark.slow)])
 @pytest.mark.parametrize(("module", "twin"), VARIANTS, ids=[f"{module}:{twin}" for module, twin in VARIANTS])
 def test_a_permissive_twin_is_conformant(module: str, twin: str, transport: str, tmp_path: Path) -> None:
     """The twin's every liberty is one its spec allows, so its report says conformant."""
