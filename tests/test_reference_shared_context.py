@@ -281,19 +281,44 @@ def test_closing_inside_a_step_raises_instead_of_hanging(tmp_path: Path) -> None
         assert fresh.execute("SELECT session_id FROM sessions").fetchall() == []
 
 
+def test_an_interrupt_just_after_begin_leaves_no_write_transaction_open(tmp_path: Path) -> None:
+    """A step interrupted once its write transaction began rolls it back: the file is not left locked, nothing is kept."""
+    database = tmp_path / "sc.sqlite3"
+    store = SQLiteStore(database)
+    faulty = Faulty(store)
+    faulty.interrupt_after = {"BEGIN"}
+    with pytest.raises(KeyboardInterrupt), store.transaction() as tx:
+        tx.create_session("s")
+    faulty.interrupt_after = set()
+    with sqlite3.connect(database, timeout=0, isolation_level=None) as other:
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+    SharedContext(store).create_session("s")
+    with sqlite3.connect(database, timeout=1) as fresh:
+        assert fresh.execute("SELECT session_id FROM sessions").fetchall() == [("s",)]
+
+
 class Faulty:
-    """The store's connection, standing in for it: statements whose first word is in `fail` raise a disk I/O error."""
+    """The store's connection, standing in for it: statements named in `fail` raise, those in `interrupt_after` are cut off.
+
+    A failing statement raises a disk I/O error; an interrupted one runs, then raises KeyboardInterrupt.
+    """
 
     def __init__(self, store: SQLiteStore) -> None:
         self._db = store._database._db
         self.fail: set[str] = set()
+        self.interrupt_after: set[str] = set()
         store._database._db = store._database.connection = self  # type: ignore[assignment]
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
-        """Run `sql`, unless its statement is to fail."""
-        if sql.split(maxsplit=1)[0].upper() in self.fail:
+        """Run `sql`, unless its statement is to fail; then raise KeyboardInterrupt if it is to be interrupted."""
+        statement = sql.split(maxsplit=1)[0].upper()
+        if statement in self.fail:
             raise sqlite3.OperationalError("disk I/O error")
-        return self._db.execute(sql, *args)
+        cursor = self._db.execute(sql, *args)
+        if statement in self.interrupt_after:
+            raise KeyboardInterrupt
+        return cursor
 
     @property
     def in_transaction(self) -> bool:

@@ -124,6 +124,11 @@ class Database:
                 self._wait_for_turn()
             step.held = True
             self._owner = threading.get_ident()
+            if self._group is None and self._lost is None and self._db.in_transaction:
+                # Left open by a step that failed past its bookkeeping: nobody was told it committed, so it never is.
+                self._rollback()
+                if self._on_abort is not None:
+                    self._on_abort()
             if self._lost is not None:
                 self._reopen()
             step.db = self._db
@@ -135,10 +140,6 @@ class Database:
                     self._db.execute("SAVEPOINT step")
                 return
             step.fresh = True
-            if self._db.in_transaction:  # left open by a step that failed past its bookkeeping: never commit it
-                self._rollback()
-                if self._on_abort is not None:
-                    self._on_abort()
             if step.write:
                 group = _Group()
                 self._db.execute("BEGIN IMMEDIATE")
@@ -158,7 +159,8 @@ class Database:
                 group.steps -= 1
                 if not self._waiting and self._group is group:
                     self._commit_locked(group)
-            elif self._group is None:  # BEGIN IMMEDIATE may have opened a write transaction nobody tracks
+            elif step.fresh:  # any group or transaction open now is this step's own (it held the turn throughout)
+                self._group = None
                 self._rollback()
         finally:
             self._release()
@@ -310,7 +312,7 @@ class Database:
         Closing a connection discards its open transaction, so what was rolled back can never be committed later;
         the next step opens a new connection.
         """
-        if not self._db.in_transaction:
+        if self._lost is not None or not self._db.in_transaction:  # dropped already, or SQLite rolled back itself
             return
         try:
             self._db.execute("ROLLBACK")
