@@ -298,6 +298,39 @@ def test_an_interrupt_just_after_begin_leaves_no_write_transaction_open(tmp_path
         assert fresh.execute("SELECT session_id FROM sessions").fetchall() == [("s",)]
 
 
+def test_an_interrupt_while_waiting_for_the_commit_comes_after_it(tmp_path: Path) -> None:
+    """A step interrupted while waiting for its group's commit keeps waiting: when the interrupt surfaces, it is committed."""
+    database = tmp_path / "sc.sqlite3"
+    store = SQLiteStore(database)
+    interrupted = threading.Event()
+
+    class Interrupted(threading.Condition):
+        def wait(self, timeout: float | None = None) -> bool:
+            if not interrupted.is_set():
+                interrupted.set()
+                raise KeyboardInterrupt
+            return super().wait(timeout)
+
+    store._database._state = Interrupted()
+    seen: list[object] = []
+
+    def write() -> None:
+        try:
+            with store.transaction() as tx:
+                tx.create_session("s")
+                store._database._waiting += 1  # a waiter counted, so the step leaves its commit to the group
+        except KeyboardInterrupt:
+            store._database._waiting -= 1
+            with sqlite3.connect(database, timeout=1) as fresh:
+                seen.extend(fresh.execute("SELECT session_id FROM sessions").fetchall())
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert interrupted.is_set()
+    assert seen == [("s",)]
+
+
 class Faulty:
     """The store's connection, standing in for it: statements named in `fail` raise, those in `interrupt_after` are cut off.
 

@@ -330,7 +330,7 @@ class Database:
         except (OSError, sqlite3.Error) as error:
             message = (
                 f"the connection was dropped after a ROLLBACK failed ({self._lost}) and cannot be reopened ({error});"
-                " check the disk and the file, then restart the service"
+                " check the disk and the file; the next step tries to reopen it again"
             )
             raise StoreError(f"sqlite:///{self.path}", message) from error
         self._db = self.connection = db
