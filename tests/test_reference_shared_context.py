@@ -180,6 +180,189 @@ def test_a_read_that_would_mix_two_states_raises_read_conflict(tmp_path: Path) -
     assert [version["value"] for version in history["versions"]] == ["one", "two"]
 
 
+def test_a_write_whose_commit_and_rollback_fail_is_never_committed_later(tmp_path: Path) -> None:
+    """A write told its commit failed stays lost: no later read sees it or commits it, and the store keeps working."""
+    database = tmp_path / "sc.sqlite3"
+    store = SQLiteStore(database)
+    service = SharedContext(store, clock=lambda: "t")
+    service.create_session("s")
+    service.handle("s", "o", {"action": "write", "key": "k", "value": "kept"})
+    faulty = Faulty(store)
+    faulty.fail = {"COMMIT", "ROLLBACK"}
+    with pytest.raises((StoreError, sqlite3.Error)):
+        service.handle("s", "o", {"action": "write", "key": "k", "value": "lost"})
+    faulty.fail = set()
+    assert service.handle("s", "o", {"action": "read", "key": "k"})["value"] == "kept"
+    assert [version["value"] for version in service.handle("s", "o", {"action": "read_history", "key": "k"})["versions"]] == [
+        "kept"
+    ]
+    with sqlite3.connect(database) as fresh:
+        assert fresh.execute("SELECT value FROM entries WHERE key = 'k'").fetchall() == [("kept",)]
+    assert service.handle("s", "o", {"action": "write", "key": "k", "value": "next"})["version"] == 2
+
+
+def test_a_step_that_fails_joining_a_group_leaves_the_group_committed(tmp_path: Path) -> None:
+    """A step whose savepoint cannot be opened fails alone; the step it queued behind still commits and returns."""
+    database = tmp_path / "sc.sqlite3"
+    store = SQLiteStore(database)
+    service = SharedContext(store, clock=lambda: "t")
+    service.create_session("s")
+    faulty = Faulty(store)
+    results: dict[str, object] = {}
+
+    def first() -> None:
+        with store.transaction() as tx:
+            tx.put("s", Entry("first", "o", "t", 1, 1, "first"), 1, 10)
+            wait_for(lambda: store._database._waiting == 1)
+            faulty.fail = {"SAVEPOINT"}
+        results["first"] = "done"
+
+    def joiner() -> None:
+        try:
+            service.handle("s", "o", {"action": "write", "key": "second", "value": "v"})
+        except (StoreError, sqlite3.Error) as error:
+            results["second"] = type(error).__name__
+
+    threads = [threading.Thread(target=first, daemon=True)]
+    threads[0].start()
+    wait_for(lambda: store._database._group is not None)
+    threads.append(threading.Thread(target=joiner, daemon=True))
+    threads[1].start()
+    for thread in threads:
+        thread.join(10)
+    assert not any(thread.is_alive() for thread in threads)
+    assert results == {"first": "done", "second": "OperationalError"}
+    with sqlite3.connect(database, timeout=1) as fresh:
+        assert fresh.execute("SELECT key FROM entries").fetchall() == [("first",)]
+
+
+def test_a_step_handed_to_a_waiter_that_never_comes_still_commits(tmp_path: Path) -> None:
+    """A step that leaves its commit to a counted waiter which then drops out commits by itself instead of hanging."""
+    database = tmp_path / "sc.sqlite3"
+    store = SQLiteStore(database)
+    done = threading.Event()
+
+    def write() -> None:
+        with store.transaction() as tx:
+            tx.create_session("s")
+            store._database._waiting += 1  # a waiter counted, then gone (interrupted before it took the turn)
+        done.set()
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    thread.join(10)
+    store._database._waiting -= 1
+    assert done.is_set()
+    with sqlite3.connect(database, timeout=1) as fresh:
+        assert fresh.execute("SELECT session_id FROM sessions").fetchall() == [("s",)]
+
+
+def test_closing_inside_a_step_raises_instead_of_hanging(tmp_path: Path) -> None:
+    """close() from the thread running a step says so, rather than wait forever for its own turn."""
+    store = SQLiteStore(tmp_path / "sc.sqlite3")
+    errors: list[BaseException] = []
+
+    def close_inside() -> None:
+        try:
+            with store.transaction() as tx:
+                tx.create_session("s")
+                store.close()
+        except StoreError as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=close_inside, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert len(errors) == 1
+    assert "inside a step" in str(errors[0])
+    store.close()  # once the step has ended (rolled back: it raised), close works
+    with sqlite3.connect(tmp_path / "sc.sqlite3", timeout=1) as fresh:
+        assert fresh.execute("SELECT session_id FROM sessions").fetchall() == []
+
+
+def test_an_interrupt_just_after_begin_leaves_no_write_transaction_open(tmp_path: Path) -> None:
+    """A step interrupted once its write transaction began rolls it back: the file is not left locked, nothing is kept."""
+    database = tmp_path / "sc.sqlite3"
+    store = SQLiteStore(database)
+    faulty = Faulty(store)
+    faulty.interrupt_after = {"BEGIN"}
+    with pytest.raises(KeyboardInterrupt), store.transaction() as tx:
+        tx.create_session("s")
+    faulty.interrupt_after = set()
+    with sqlite3.connect(database, timeout=0, isolation_level=None) as other:
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+    SharedContext(store).create_session("s")
+    with sqlite3.connect(database, timeout=1) as fresh:
+        assert fresh.execute("SELECT session_id FROM sessions").fetchall() == [("s",)]
+
+
+def test_an_interrupt_while_waiting_for_the_commit_comes_after_it(tmp_path: Path) -> None:
+    """A step interrupted while waiting for its group's commit keeps waiting: when the interrupt surfaces, it is committed."""
+    database = tmp_path / "sc.sqlite3"
+    store = SQLiteStore(database)
+    interrupted = threading.Event()
+
+    class Interrupted(threading.Condition):
+        def wait(self, timeout: float | None = None) -> bool:
+            if not interrupted.is_set():
+                interrupted.set()
+                raise KeyboardInterrupt
+            return super().wait(timeout)
+
+    store._database._state = Interrupted()
+    seen: list[object] = []
+
+    def write() -> None:
+        try:
+            with store.transaction() as tx:
+                tx.create_session("s")
+                store._database._waiting += 1  # a waiter counted, so the step leaves its commit to the group
+        except KeyboardInterrupt:
+            store._database._waiting -= 1
+            with sqlite3.connect(database, timeout=1) as fresh:
+                seen.extend(fresh.execute("SELECT session_id FROM sessions").fetchall())
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert interrupted.is_set()
+    assert seen == [("s",)]
+
+
+class Faulty:
+    """The store's connection, standing in for it: statements named in `fail` raise, those in `interrupt_after` are cut off.
+
+    A failing statement raises a disk I/O error; an interrupted one runs, then raises KeyboardInterrupt.
+    """
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self._db = store._database._db
+        self.fail: set[str] = set()
+        self.interrupt_after: set[str] = set()
+        store._database._db = store._database.connection = self  # type: ignore[assignment]
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        """Run `sql`, unless its statement is to fail; then raise KeyboardInterrupt if it is to be interrupted."""
+        statement = sql.split(maxsplit=1)[0].upper()
+        if statement in self.fail:
+            raise sqlite3.OperationalError("disk I/O error")
+        cursor = self._db.execute(sql, *args)
+        if statement in self.interrupt_after:
+            raise KeyboardInterrupt
+        return cursor
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether the real connection is inside a transaction."""
+        return self._db.in_transaction
+
+    def close(self) -> None:
+        """Close the real connection."""
+        self._db.close()
+
+
 def write_then_fail(store: SQLiteStore) -> None:
     """Write k in a step that then raises."""
     with store.transaction() as tx:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -25,6 +25,8 @@ _SYNCHRONOUS = {"FULL": "FULL", "NORMAL": "NORMAL"}
 SYNCHRONOUS = frozenset(_SYNCHRONOUS)
 MAX_GROUP = 64
 """The most steps one commit holds: a bound on how long the first of them waits for its acknowledgement."""
+_AWAIT_SECONDS = 0.05
+"""How often a step waiting for its group's commit checks that someone is still there to make it."""
 
 
 class _Group:
@@ -41,7 +43,7 @@ class _Group:
 class Step:
     """One atomic step on the connection, as a context manager: committed (with its group) when the block ends."""
 
-    __slots__ = ("_database", "_group", "db", "fresh", "write")
+    __slots__ = ("_database", "_group", "began", "db", "fresh", "held", "write")
 
     def __init__(self, database: Database, *, write: bool) -> None:
         self._database = database
@@ -50,15 +52,19 @@ class Step:
         self.write = write
         self.fresh = False
         """Whether this step opened the SQLite transaction: other connections may have committed since the last step."""
+        self.held = False
+        """Whether this step holds the connection: set by `Database.enter`, cleared by `Database.leave`."""
+        self.began = False
+        """Whether this step, a read on its own, began a read transaction of its own (which `leave` ends)."""
 
     def __enter__(self) -> Self:
         """Wait for the connection, then open the transaction or join the group that holds it open."""
-        self._group = self._database.enter(self)
+        self._database.enter(self)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
         """Release or roll back the step's changes; return once the commit that holds them has completed."""
-        self._database.leave(self, self._group, failed=error is not None)
+        self._database.leave(self, failed=error is not None)
 
 
 class Database:
@@ -66,13 +72,10 @@ class Database:
 
     def __init__(self, path: Path, schema: str, synchronous: str = "FULL", *, on_abort: Callable[[], None] | None = None) -> None:
         self.path = path
+        self._synchronous = _SYNCHRONOUS[synchronous.upper()]
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # FULL: what a store acknowledged is on disk, even if the machine loses power next. NORMAL: it survives a
-            # killed process, not a power loss (WAL frames reach the disk at checkpoints, not at every commit).
-            self._db.execute(f"PRAGMA synchronous={_SYNCHRONOUS[synchronous.upper()]}")
+            self._db = self._connect()
             self._db.executescript(schema)
         except (OSError, sqlite3.Error) as error:
             message = f"cannot open the database ({error}); check the path is a writable file"
@@ -81,9 +84,23 @@ class Database:
         """The connection steps run on; only the thread holding a step may use it."""
         self._on_abort = on_abort
         self._turn = threading.Lock()  # held by the one thread running a step on the connection
+        self._owner = 0  # the thread holding the turn for a step (0: none), so close() from inside a step cannot wait on itself
         self._state = threading.Condition()  # guards _waiting; signals groups that have committed
         self._waiting = 0
         self._group: _Group | None = None
+        self._lost: BaseException | None = None  # why the connection was dropped (a ROLLBACK failed); reopened next step
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            # FULL: what a store acknowledged is on disk, even if the machine loses power next. NORMAL: it survives a
+            # killed process, not a power loss (WAL frames reach the disk at checkpoints, not at every commit).
+            db.execute(f"PRAGMA synchronous={self._synchronous}")
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -95,52 +112,92 @@ class Database:
         """An atomic step; one that does not write (`write=False`) opens no transaction itself unless it joins a group."""
         return Step(self, write=write)
 
-    def enter(self, step: Step) -> _Group | None:
-        """Take the connection for `step`; return the group it belongs to (None: a read on its own)."""
-        if not self._turn.acquire(blocking=False):
-            self._wait_for_turn()
+    def enter(self, step: Step) -> None:
+        """Take the connection for `step` and open its transaction, or join it to the group that holds one open.
+
+        Sets `step.held`, `step.fresh` and the step's group (None: a read on its own). If this raises, the step
+        holds nothing: the turn is released, and a group it was joining is committed if nobody else will.
+        """
+        joined = False
         try:
-            group = self._group
+            if not self._turn.acquire(blocking=False):
+                self._wait_for_turn()
+            step.held = True
+            self._owner = threading.get_ident()
+            if self._group is None and self._lost is None and self._db.in_transaction:
+                # Left open by a step that failed past its bookkeeping: nobody was told it committed, so it never is.
+                self._rollback()
+                if self._on_abort is not None:
+                    self._on_abort()
+            if self._lost is not None:
+                self._reopen()
+            step.db = self._db
+            group = step._group = self._group  # noqa: SLF001 - the step's own record, kept by the database
             if group is not None:
                 group.steps += 1
+                joined = True
                 if step.write:
                     self._db.execute("SAVEPOINT step")
-                return group
+                return
             step.fresh = True
             if step.write:
+                group = _Group()
                 self._db.execute("BEGIN IMMEDIATE")
+                self._group = step._group = group  # noqa: SLF001
         except BaseException:
-            self._turn.release()
+            if step.held:
+                self._abandon(step, joined=joined)
             raise
-        if step.write:
-            self._group = _Group()
-        return self._group
 
-    def leave(self, step: Step, group: _Group | None, *, failed: bool) -> None:
+    def _abandon(self, step: Step, *, joined: bool) -> None:
+        """Undo a failed `enter`: leave the group it joined (committing it if nobody else will), or drop its transaction."""
+        group = step._group  # noqa: SLF001
+        step._group = None  # noqa: SLF001
+        step.held = False
+        try:
+            if joined and group is not None:
+                group.steps -= 1
+                if not self._waiting and self._group is group:
+                    self._commit_locked(group)
+            elif step.fresh:  # any group or transaction open now is this step's own (it held the turn throughout)
+                self._group = None
+                self._rollback()
+        finally:
+            self._release()
+
+    def leave(self, step: Step, *, failed: bool) -> None:
         """End `step`: release or roll back its changes, then commit its group or leave that to a waiting thread."""
+        if not step.held:
+            return
+        step.held = False
+        group = step._group  # noqa: SLF001
         if group is None:  # a read on its own: nothing to commit, nothing to wait for
             try:
-                if self._db.in_transaction:  # the step began a read transaction of its own
-                    self._db.execute("ROLLBACK" if failed else "COMMIT")
+                if step.began:  # end the read transaction the step began, and only that one
+                    step.began = False
+                    self._end_read(failed=failed)
             finally:
-                self._turn.release()
+                self._release()
             return
         if step.write and step.fresh and failed:  # the group's only step so far: drop the whole transaction
             self._group = None
             try:
-                self._db.execute("ROLLBACK")
+                self._rollback()
             finally:
-                self._turn.release()
+                self._release()
             return
         try:
             if step.write and not step.fresh:
                 self._end_savepoint(failed=failed)
         except BaseException as error:
             self._end_group(group, error)
+            if isinstance(error, sqlite3.Error):
+                message = f"the step could not be ended ({error}); none of its group's changes were kept"
+                raise StoreError(f"sqlite:///{self.path}", message) from error
             raise
         # Read without the lock: a thread counted here is blocked on the turn and will take it once it is released.
         if self._waiting and group.steps < MAX_GROUP:
-            self._turn.release()
+            self._release()
             self._await(group)
         else:
             self._commit(group)
@@ -149,7 +206,10 @@ class Database:
             raise StoreError(f"sqlite:///{self.path}", message) from group.error
 
     def close(self) -> None:
-        """Commit what a group left open, then close the database file."""
+        """Commit what a group left open, then close the database file (not from inside a step: that raises)."""
+        if self._owner == threading.get_ident():
+            message = "close() was called inside a step on this database; close it once the step has ended"
+            raise StoreError(f"sqlite:///{self.path}", message)
         if not self._turn.acquire(blocking=False):
             self._wait_for_turn()
         try:
@@ -158,6 +218,10 @@ class Database:
             self._db.close()
         finally:
             self._turn.release()
+
+    def _release(self) -> None:
+        self._owner = 0
+        self._turn.release()
 
     def _wait_for_turn(self) -> None:
         with self._state:
@@ -168,26 +232,60 @@ class Database:
             with self._state:
                 self._waiting -= 1
 
+    def _end_read(self, *, failed: bool) -> None:
+        if failed:
+            self._rollback()
+            return
+        try:
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+
     def _end_savepoint(self, *, failed: bool) -> None:
         if failed:
             self._db.execute("ROLLBACK TO step")
         self._db.execute("RELEASE step")
 
     def _await(self, group: _Group) -> None:
-        with self._state:
-            while not group.done:
-                self._state.wait()
+        """Wait for the commit holding `group`; commit it here if the turn is free and nobody else has (a waiter left).
+
+        An interrupt does not end the wait: the step's write may still be committed, so it is re-raised only after.
+        """
+        interrupt: BaseException | None = None
+        while True:
+            try:
+                with self._state:
+                    if not group.done:
+                        self._state.wait(_AWAIT_SECONDS)
+                    if group.done:
+                        break
+                if self._group is group and self._turn.acquire(blocking=False):
+                    try:
+                        if self._group is group:
+                            self._commit_locked(group)
+                    finally:
+                        self._turn.release()
+            except BaseException as error:
+                interrupt = interrupt or error
+        if interrupt is not None:
+            raise interrupt
 
     def _commit(self, group: _Group) -> None:
         try:
             self._commit_locked(group)
         finally:
-            self._turn.release()
+            self._release()
 
     def _commit_locked(self, group: _Group) -> None:
         try:
             self._db.execute("COMMIT")
         except BaseException as error:
+            if not isinstance(error, sqlite3.Error) and not self._db.in_transaction:
+                # An interrupt that arrived once COMMIT had returned: the group is committed, only this thread hears of it.
+                self._group = None
+                self._signal(group)
+                raise
             self._end_group(group, error, release=False)
             if not isinstance(error, sqlite3.Error):
                 raise
@@ -200,14 +298,43 @@ class Database:
         self._group = None
         group.error = error
         try:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
+            self._rollback()
         finally:
             if self._on_abort is not None:
                 self._on_abort()
             self._signal(group)
             if release:
-                self._turn.release()
+                self._release()
+
+    def _rollback(self) -> None:
+        """Roll back the open transaction, if SQLite has not already; if that fails, drop the connection instead.
+
+        Closing a connection discards its open transaction, so what was rolled back can never be committed later;
+        the next step opens a new connection.
+        """
+        if self._lost is not None or not self._db.in_transaction:  # dropped already, or SQLite rolled back itself
+            return
+        try:
+            self._db.execute("ROLLBACK")
+        except Exception as error:
+            self._lost = error
+            if self._on_abort is not None:
+                self._on_abort()
+            with suppress(sqlite3.Error):
+                self._db.close()
+
+    def _reopen(self) -> None:
+        """Open a new connection in place of the one dropped after a failed ROLLBACK."""
+        try:
+            db = self._connect()
+        except (OSError, sqlite3.Error) as error:
+            message = (
+                f"the connection was dropped after a ROLLBACK failed ({self._lost}) and cannot be reopened ({error});"
+                " check the disk and the file; the next step tries to reopen it again"
+            )
+            raise StoreError(f"sqlite:///{self.path}", message) from error
+        self._db = self.connection = db
+        self._lost = None
 
     def _signal(self, group: _Group) -> None:
         with self._state:

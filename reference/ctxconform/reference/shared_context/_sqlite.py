@@ -143,19 +143,19 @@ class _SQLiteTransaction(Step):
         self._served = False
 
     def __enter__(self) -> Self:
-        self._group = self._database.enter(self)
-        if self.fresh:
-            try:
+        try:
+            self._database.enter(self)
+            if self.fresh:
                 self._cache.check(self.db)
-            except BaseException:
-                self._database.leave(self, self._group, failed=True)
-                raise
+        except BaseException:
+            self._database.leave(self, failed=True)  # a no-op unless the step holds the connection
+            raise
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
         if error is not None and self._changed:
             self._cache.forget()  # the step's changes are rolled back: so are the cache's
-        self._database.leave(self, self._group, failed=error is not None)
+        self._database.leave(self, failed=error is not None)
 
     def session(self, session_id: str) -> Session | None:
         cached = self._held(session_id)
@@ -259,10 +259,11 @@ class _SQLiteTransaction(Step):
 
     def _file(self) -> sqlite3.Connection:
         """The connection, inside a transaction that sees the state the step has answered from so far."""
-        if self.write or self._group is not None or self.db.in_transaction:
+        if self.write or self._group is not None or self.began:
             return self.db
         before = self._cache.version
         self.db.execute("BEGIN")  # a read on its own: pin one snapshot for the rest of the step
+        self.began = True
         if self._cache.check(self.db) != before and self._served:
             raise ReadConflict("another connection committed while this step was reading; read again")
         return self.db
