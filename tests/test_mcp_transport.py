@@ -13,11 +13,13 @@ from ctxconform.conformance.exceptions import (
     ImplementationErrored,
     ImplementationTimeout,
     ImplementationUnavailable,
+    Uncarriable,
 )
 from ctxconform.conformance.judge._specs import start_options
 
 FAULTY = Path(__file__).with_name("faulty_mcp.py")
 RC = "read-context"
+SC = "shared-context"
 
 
 def started(command: str, tmp_path: Path, timeout: float = 10) -> Implementation:
@@ -38,6 +40,19 @@ def test_the_reference_mcp_server_answers_read_context_and_its_errors(tmp_path: 
     implementation.stop()
     assert list(context) == ["tastes", "brief", "notes", "recent_log", "recent_gaps"]
     assert (missing.code, extra.code) == ("not_found", "INVALID_REQUEST")
+
+
+@pytest.mark.parametrize("participant", ["a\x00b", "a\ud800b"])
+def test_a_participant_stdio_cannot_name_is_uncarriable_not_a_crash(participant: str, tmp_path: Path) -> None:
+    """A NUL or a lone surrogate in a participant's name is the transport's limit (SKIP), and the next call still works."""
+    implementation = started(f"{sys.executable} -m ctxconform.reference.mcp", tmp_path)
+    assert implementation.call(SC, "create_session", {"session_id": "s1"}, {"participant": "system"}).code is None
+    with pytest.raises(Uncarriable):
+        implementation.call(SC, "shared_context", {"action": "list_keys"}, {"participant": participant, "session_id": "s1"})
+    as_orchestrator = {"participant": "orchestrator", "session_id": "s1"}
+    listed = implementation.call(SC, "shared_context", {"action": "list_keys"}, as_orchestrator)
+    implementation.stop()
+    assert listed.code is None
 
 
 def test_a_hanging_tool_gives_timeout(tmp_path: Path) -> None:

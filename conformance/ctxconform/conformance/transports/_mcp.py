@@ -89,6 +89,9 @@ class McpTransport(Translator):
         """What the implementation wrote that may explain a failure."""
         return ""
 
+    def check_participant(self, participant: str) -> None:
+        """Raise Uncarriable when this transport cannot name `participant` to a server; every name by default."""
+
     def describe(self) -> str:
         """How to name the implementation in a message."""
         return " ".join(self.command)
@@ -173,6 +176,7 @@ class McpTransport(Translator):
         if connection is not None:
             self._participants.move_to_end(participant)
             return connection
+        self.check_participant(participant)
         try:
             connection = self._connect(participant, timeout)
         except BaseException as error:
@@ -194,13 +198,13 @@ class McpTransport(Translator):
         portal = self._portal
         if portal is None:
             raise ImplementationCrashed("the MCP client is closed")
+        if _holds_lone_surrogate(message):
+            # JSON can escape one, but the SDK's server drops such a message without an answer: not the implementation's.
+            raise Uncarriable("MCP", "a lone surrogate: the MCP SDK's server drops a message holding one unanswered")
         client = self._connection(spec, context, timeout).client
         session = context.get("session_id")
         meta = {SESSION_META: session} if _has_participants(spec) and isinstance(session, str) else None
         arguments = args if isinstance(args, dict) else {"arguments": args}
-        if _holds_lone_surrogate(message):
-            # JSON can escape one, but the SDK's server drops such a message without an answer: not the implementation's.
-            raise Uncarriable("MCP", "a lone surrogate: the MCP SDK's server drops a message holding one unanswered")
 
         async def call() -> CallToolResult:
             with anyio.fail_after(timeout):
@@ -272,6 +276,11 @@ class McpStdioTransport(McpTransport):
     def __init__(self, command: list[str]) -> None:
         super().__init__(command)
         self._errlog = tempfile.TemporaryFile("w+")  # noqa: SIM115 - lives as long as the transport
+
+    def check_participant(self, participant: str) -> None:
+        """A participant reaches its server in an environment variable, which cannot hold a NUL."""
+        if "\x00" in participant:
+            raise Uncarriable("MCP stdio", "a participant name holding a NUL: the environment variable naming it cannot")
 
     def client_transport(self, participant: str | None) -> AbstractAsyncContextManager[Any]:
         """Start a server (as `participant`, when given) on the state directory, with its stdio as the transport."""
