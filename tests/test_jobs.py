@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.helpers import Cli
 
 from ctxconform.conformance.judge._specs import resolve_specs
 from ctxconform.conformance.run._runner import _exit_code, spec_groups
+from helpers import Cli
 
 REQUIREMENTS = (
     "shared-context/3.3/version-increments",
