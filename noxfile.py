@@ -41,8 +41,8 @@ def system_packages(session: nox.Session, needed: dict[str, str]) -> None:
 
 def bytecode_cache(session: nox.Session) -> dict[str, str]:
     """The environment that lets the session's Pythons keep a bytecode cache, under its venv, whatever the machine says."""
-    # The tests start hundreds of Pythons; where PYTHONDONTWRITEBYTECODE is set, each compiles every module it imports
-    # again (1-3 s a process). The cache lives beside the session's venv, never in the checkout.
+    # A run starts many Pythons (a suite child, servers, the tests hundreds); where PYTHONDONTWRITEBYTECODE is set,
+    # each compiles every module it imports again (1-3 s a process). The cache lives in the session's venv folder.
     return {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(Path(session.virtualenv.location) / "pycache")}
 
 
@@ -83,21 +83,22 @@ def conformance(session: nox.Session) -> None:
     """Run every suite against the reference and write reports/ (the main job; installs git when missing, as root)."""
     system_packages(session, MAIN_JOB_PACKAGES)
     session.install("-e", ".")
-    session.run("ctxconform", "run", "--report-dir", "reports", *session.posargs)
+    session.run("ctxconform", "run", "--report-dir", "reports", *session.posargs, env=bytecode_cache(session))
 
 
 @nox.session
 def mutants(session: nox.Session) -> None:
     """Run every mutant against its spec's whole suite: kills, and the charging table (recall, precision, collateral)."""
     session.install("-e", ".")
-    session.run("ctxconform", "mutants", "--whole", "--seed", "1", "--report-dir", "reports", *session.posargs)
+    arguments = ["--whole", "--seed", "1", "--report-dir", "reports", *session.posargs]
+    session.run("ctxconform", "mutants", *arguments, env=bytecode_cache(session))
 
 
 @nox.session
 def hostile(session: nox.Session) -> None:
     """Run every hostile implementation through the harness: verdicts, peak memory and leftover processes, as a table."""
     session.install("-e", ".")
-    session.run("ctxconform", "hostile", "--report-dir", "reports", *session.posargs)
+    session.run("ctxconform", "hostile", "--report-dir", "reports", *session.posargs, env=bytecode_cache(session))
 
 
 @nox.session(name="spec_regression")
@@ -123,4 +124,4 @@ def spec_regression(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Measure and print every benchmark figure, and write reports/bench.json (it fails only on `-- --compare SAVED`)."""
     session.install("-e", ".")
-    session.run("python", "benchmarks/bench.py", *session.posargs)
+    session.run("python", "benchmarks/bench.py", *session.posargs, env=bytecode_cache(session))
