@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -54,15 +56,27 @@ class Echoes:
         return message
 
 
-def opened(factory: type) -> InProcessTransport:
-    """A transport on `factory`, opened."""
-    transport = InProcessTransport(factory)
-    transport.open()
-    return transport
+Opener = Callable[[type], InProcessTransport]
+
+
+@pytest.fixture
+def opened() -> Iterator[Opener]:
+    """Opens transports on a factory, and closes those still open after the test."""
+    transports: list[InProcessTransport] = []
+
+    def open_one(factory: type) -> InProcessTransport:
+        transport = InProcessTransport(factory)
+        transport.open()
+        transports.append(transport)
+        return transport
+
+    yield open_one
+    for transport in transports:
+        transport.close(0)
 
 
 @pytest.mark.parametrize("factory", [Sleeps, Spins])
-def test_a_hanging_call_is_a_timeout_on_the_main_thread(factory: type) -> None:
+def test_a_hanging_call_is_a_timeout_on_the_main_thread(factory: type, opened: Opener) -> None:
     """A handler that sleeps, or spins and swallows the first interrupt, is a TIMEOUT soon after its deadline."""
     transport = opened(factory)
     started = time.monotonic()
@@ -71,24 +85,54 @@ def test_a_hanging_call_is_a_timeout_on_the_main_thread(factory: type) -> None:
     assert time.monotonic() - started < 5
 
 
-def test_the_alarm_handler_is_restored_and_disarmed_after_each_call() -> None:
-    """After a call, with or without a timeout, SIGALRM has its previous handler and no timer is pending."""
-    before = signal.getsignal(signal.SIGALRM)
-    for factory in (Echoes, Sleeps):
-        transport = opened(factory)
+def test_the_signal_handlers_are_restored_when_the_last_transport_closes(opened: Opener) -> None:
+    """While transports are open no timer is left pending after a call; once the last closes, the old handlers are back."""
+    before = signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGINT)
+    transports = [opened(Echoes), opened(Sleeps)]
+    for transport in transports:
         with contextlib.suppress(ImplementationTimeout):
             transport.exchange({"type": "call", "seq": 1}, 0.2)
-        assert signal.getsignal(signal.SIGALRM) is before
         assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    transports[0].close(0)
+    assert signal.getsignal(signal.SIGALRM) is not before[0]
+    transports[1].close(0)
+    assert (signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGINT)) == before
 
 
-def test_a_keyboard_interrupt_the_implementation_raises_is_errored() -> None:
+def test_an_implementation_that_takes_the_timer_signal_still_times_out(opened: Opener) -> None:
+    """A handler that installs its own SIGALRM handler leaves the next calls to the worker thread, which still times out."""
+
+    class TakesTheTimer(Sleeps):
+        """Takes SIGALRM for itself on its first call, then sleeps on the next."""
+
+        calls = 0
+
+        def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+            """Install a handler of its own, then sleep from the second call on."""
+            self.calls += 1
+            if self.calls == 1:
+                signal.signal(signal.SIGALRM, signal.SIG_IGN)
+                return {}
+            return super().handle(message)
+
+    before = signal.getsignal(signal.SIGALRM)
+    transport = opened(TakesTheTimer)
+    try:
+        transport.exchange({"type": "call", "seq": 1}, 5)
+        with pytest.raises(ImplementationTimeout):
+            transport.exchange({"type": "call", "seq": 2}, 0.2)
+    finally:
+        transport.close(0)
+        signal.signal(signal.SIGALRM, before)
+
+
+def test_a_keyboard_interrupt_the_implementation_raises_is_errored(opened: Opener) -> None:
     """KeyboardInterrupt raised by the handler is ERRORED, not taken for the user's Ctrl-C."""
     with pytest.raises(ImplementationErrored, match="KeyboardInterrupt"):
         opened(RaisesKeyboardInterrupt).exchange({"type": "call", "seq": 1}, 5)
 
 
-def test_off_the_main_thread_a_hanging_call_is_still_a_timeout() -> None:
+def test_off_the_main_thread_a_hanging_call_is_still_a_timeout(opened: Opener) -> None:
     """Where no timer signal can reach (another thread), the call runs on a worker and a hang is a TIMEOUT."""
     outcome: list[BaseException | object] = []
 
@@ -108,9 +152,26 @@ def test_off_the_main_thread_a_hanging_call_is_still_a_timeout() -> None:
     assert isinstance(outcome[0], ImplementationTimeout)
 
 
-def test_an_answer_is_a_copy_whatever_thread_calls() -> None:
+def test_an_answer_is_a_copy_whatever_thread_calls(opened: Opener) -> None:
     """The answer is a JSON copy of what the handler returned, on the main thread as on another."""
     message = {"type": "call", "seq": 1, "args": {"a": [1, 2]}}
     answer = opened(Echoes).exchange(message, 5)
     assert answer == message
     assert answer is not message
+
+
+def test_ctrl_c_during_a_call_stops_the_run_instead_of_erroring_the_implementation(opened: Opener) -> None:
+    """A SIGINT arriving while the implementation works is the user's Ctrl-C: a KeyboardInterrupt, not ERRORED."""
+
+    class CtrlCArrives:
+        """The user presses Ctrl-C while this call runs."""
+
+        def handle(self, message: dict[str, Any]) -> dict[str, Any]:  # noqa: ARG002 - the protocol's signature
+            """Receive SIGINT, then sleep."""
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+            return {}
+
+    with pytest.raises(KeyboardInterrupt) as raised:
+        opened(CtrlCArrives).exchange({"type": "call", "seq": 1}, 10)
+    assert not isinstance(raised.value.__cause__, ImplementationErrored)

@@ -36,8 +36,9 @@ class MessageHandler(Protocol):
 class InProcessTransport:
     """Calls `factory().handle(message)` so that a hang becomes a TIMEOUT, not a stuck run.
 
-    On the main thread of a POSIX process the call runs right there and a timer signal interrupts it at the deadline;
-    elsewhere it runs on a worker thread that is abandoned at the deadline. Handing a call to a thread and back costs
+    On the main thread of a POSIX process the call runs right there and a timer signal interrupts it at the deadline
+    (the handlers are installed while the transport is open); elsewhere, or when something else took the timer
+    signal, it runs on a worker thread that is abandoned at the deadline. Handing a call to a thread and back costs
     100-300 us, several times what most calls of the reference take.
     """
 
@@ -45,6 +46,7 @@ class InProcessTransport:
         self._factory = factory
         self._handler: MessageHandler | None = None
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxconform-impl")
+        self._signals = False
 
     def open(self) -> None:
         """Build the implementation object; a factory that raises gives no implementation to start."""
@@ -53,13 +55,16 @@ class InProcessTransport:
         except Exception as error:  # the factory is the implementation's code
             reason = f"its factory raised {_described(error)}; fix the factory"
             raise ImplementationUnavailable("python:", reason) from error
+        if not self._signals:
+            self._signals = _SIGNALS.acquire()
 
     def exchange(self, message: dict[str, Any], timeout: float) -> object:
         """Hand a JSON copy of the message to the implementation and return a JSON copy of its answer."""
         handler = self._handler
         assert handler is not None, "harness bug: exchange before open"
         copy = json.loads(json.dumps(message))
-        answer = _inline(handler, copy, timeout) if _interruptible() else self._threaded(handler, copy, timeout)
+        inline = self._signals and _SIGNALS.ours() and threading.current_thread() is threading.main_thread()
+        answer = _inline(handler, copy, timeout) if inline else self._threaded(handler, copy, timeout)
         try:
             return json.loads(json.dumps(answer, allow_nan=False))
         except RecursionError as error:
@@ -82,6 +87,8 @@ class InProcessTransport:
     def close(self, timeout: float) -> None:  # noqa: ARG002 - nothing here to wait for
         """Drop the implementation object; a stuck worker thread is abandoned."""
         self._handler = None
+        if self._signals:
+            self._signals = not _SIGNALS.release()
         self._worker.shutdown(wait=False, cancel_futures=True)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxconform-impl")
 
@@ -94,33 +101,66 @@ class _UserInterrupt(KeyboardInterrupt):
     """Ctrl-C during an inline call: the user's, unlike a KeyboardInterrupt the implementation raises itself."""
 
 
-def _interruptible() -> bool:
-    """Whether a call can run inline: timer signals exist and reach this thread."""
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+class _Signals:
+    """The timer and Ctrl-C handlers of inline calls, installed while any transport on the main thread is open."""
+
+    def __init__(self) -> None:
+        self.active = False
+        self._users = 0
+        self._saved: tuple[Any, Any] = (None, None)
+        self._on_alarm = self.on_alarm  # one bound method, so that `ours` can compare identity
+
+    def acquire(self) -> bool:
+        """Install the handlers for one more open transport; False where they cannot be (not the main thread)."""
+        if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+            return False
+        if self._users == 0:
+            self._saved = (signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGINT))
+            signal.signal(signal.SIGALRM, self._on_alarm)
+            if self._saved[1] is signal.default_int_handler:
+                signal.signal(signal.SIGINT, _on_interrupt)
+        self._users += 1
+        return True
+
+    def release(self) -> bool:
+        """Restore the handlers once the last open transport closes; False where they cannot be (another thread)."""
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        self._users -= 1
+        if self._users == 0:
+            alarm, interrupt = self._saved
+            signal.signal(signal.SIGALRM, alarm)
+            if interrupt is signal.default_int_handler:
+                signal.signal(signal.SIGINT, interrupt)
+        return True
+
+    def ours(self) -> bool:
+        """Whether the timer signal still reaches `on_alarm` (the implementation may have taken it)."""
+        return signal.getsignal(signal.SIGALRM) is self._on_alarm
+
+    def on_alarm(self, signum: int, frame: FrameType | None) -> None:  # noqa: ARG002 - a signal handler's signature
+        """Interrupt the inline call in progress; a signal landing between calls does nothing."""
+        if self.active:
+            raise _Overtime
+
+
+def _on_interrupt(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001 - a signal handler's signature
+    raise _UserInterrupt
+
+
+_SIGNALS: Final = _Signals()
 
 
 def _inline(handler: MessageHandler, message: dict[str, Any], timeout: float) -> object:
     """Run the call on this thread; interrupt it at the deadline, and again every `_AGAIN` s if it catches that."""
-    active = True
-
-    def overtime(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001 - a signal handler's signature
-        if active:
-            raise _Overtime
-
-    def interrupted(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001 - a signal handler's signature
-        raise _UserInterrupt
-
-    previous_alarm = signal.signal(signal.SIGALRM, overtime)
-    previous_int = signal.getsignal(signal.SIGINT)
-    if previous_int is signal.default_int_handler:
-        signal.signal(signal.SIGINT, interrupted)
     started = time.monotonic()
+    _SIGNALS.active = True
     signal.setitimer(signal.ITIMER_REAL, timeout, _AGAIN)
     try:
         try:
             answer = handler.handle(message)
         finally:
-            active = False
+            _SIGNALS.active = False
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _Overtime:
         raise ImplementationTimeout(f"no answer within {timeout:g} s") from None
@@ -131,11 +171,8 @@ def _inline(handler: MessageHandler, message: dict[str, Any], timeout: float) ->
         raise ImplementationErrored(f"the implementation raised {_described(error)}") from error
     finally:
         # Again: a signal landing on the first line of the inner `finally` skips the rest of it.
-        active = False
+        _SIGNALS.active = False
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous_alarm)
-        if previous_int is signal.default_int_handler:
-            signal.signal(signal.SIGINT, previous_int)
     if time.monotonic() - started > timeout:
         raise ImplementationTimeout(f"no answer within {timeout:g} s (it caught the interrupt and answered late)")
     return answer
