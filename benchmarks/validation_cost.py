@@ -8,17 +8,17 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 from measure import timed_calls
 
 import ctxconform.conformance.judge._schemas as schemas
+from ctxconform.conformance.judge._specs import suite_root
 from ctxconform.conformance.report._bench import Figure, figure
 
 SECTION = "schema validation"
-SUITES = Path(schemas.__file__).parent / "suites"
+SUITES = suite_root()
 # Messages of a typical exchange: a protocol call and reply, a write request and a full listing.
 KEYS = [
     {"key": f"k{n}", "written_by": "orchestrator", "written_at": "2026-11-23T10:00:00Z", "version": 3, "value_size_tokens": 700}

@@ -277,3 +277,12 @@ def test_each_sqlite_store_write_is_set_beside_the_raw_append_of_its_synchronous
     assert ratios["sqlite-normal write p50"] == (pytest.approx(3.0), "raw sqlite WAL append p50 (NORMAL)")
     assert ratios["sqlite read p50"] == (None, None)
     assert all("floor" in f.note for f in found if f.name.startswith("raw sqlite"))
+
+
+@pytest.mark.parametrize("name", sorted(path.stem for path in BENCH.parent.glob("*.py")))
+def test_every_path_a_benchmark_names_at_import_exists(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each benchmark module imports, and every path it holds at module level (a suite, a config file) exists."""
+    monkeypatch.syspath_prepend(str(BENCH.parent))
+    module = importlib.import_module(name)
+    paths = {attribute: value for attribute, value in vars(module).items() if isinstance(value, Path)}
+    assert [attribute for attribute, value in paths.items() if not value.exists()] == []
