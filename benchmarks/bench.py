@@ -16,6 +16,7 @@ import os
 import platform
 import sys
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -67,10 +68,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     started = time.monotonic()
     figures: list[Figure] = []
+    failed = []
     for name in options.only or SECTIONS:
         print(f"measuring {name} ...", file=sys.stderr, flush=True)
         section_started = time.monotonic()
-        figures += SECTIONS[name](options.quick)
+        try:
+            figures += SECTIONS[name](options.quick)
+        except Exception:  # one section that cannot be measured must not cost the others' figures
+            traceback.print_exc()
+            failed.append(name)
+            continue
         print(f"  {name}: {time.monotonic() - section_started:.0f} s", file=sys.stderr, flush=True)
     report = BenchReport(
         created_at=dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -80,6 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(table(report))
     write(report, options.output)
+    if failed:
+        print(
+            f"bench.py: could not measure {', '.join(failed)} (tracebacks above); the other figures are written", file=sys.stderr
+        )
+        return 1
     if saved is None:
         return 0
     rows = compare(saved, report)

@@ -36,7 +36,7 @@ class NaiveJsonStore:
         """One atomic step; the sessions it changed are written out before it ends."""
         with self._memory.transaction() as inner:
             recording = _Recording(inner)
-            yield recording  # type: ignore[misc]
+            yield recording
             for session_id in recording.changed:
                 self._rewrite(session_id, inner)
 

@@ -62,7 +62,7 @@ def figures(rounds: int) -> list[Figure]:
         totals = [sum(run) for run in zip(*(walls[name, spec] for spec in served), strict=True)]
         count = sum(tests[name, spec] for spec in served)
         found += [figure(SECTION, f"{name} {spec}", "s", walls[name, spec], note=f"{tests[name, spec]} tests") for spec in served]
-        found.append(figure(SECTION, f"{name} total", "s", totals, note=f"{count} tests in {len(specs)} specs"))
+        found.append(figure(SECTION, f"{name} total", "s", totals, note=f"{count} tests in {len(served)} specs"))
         found.append(figure(SECTION, f"{name} tests per second", "tests/s", [count / total for total in totals]))
     return _with_ratios(found)
 

@@ -286,3 +286,18 @@ def test_every_path_a_benchmark_names_at_import_exists(name: str, monkeypatch: p
     module = importlib.import_module(name)
     paths = {attribute: value for attribute, value in vars(module).items() if isinstance(value, Path)}
     assert [attribute for attribute, value in paths.items() if not value.exists()] == []
+
+
+def test_a_section_that_cannot_be_measured_leaves_the_others_written_and_exits_1(
+    bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A section raising costs only its own figures: the rest are written, the section is named, and the exit is 1."""
+
+    def broken(_quick: bool) -> list[Figure]:
+        raise TypeError("a bug in one benchmark")
+
+    monkeypatch.setattr(bench, "SECTIONS", {"broken": broken, "stores": lambda _quick: [made("sqlite write p50", 2.0)]})
+    output = tmp_path / "now.json"
+    assert bench.main(["--output", str(output)]) == 1
+    assert [f["name"] for f in json.loads(output.read_text(encoding="utf-8"))["figures"]] == ["sqlite write p50"]
+    assert "could not measure broken" in capsys.readouterr().err
