@@ -1,40 +1,18 @@
-"""Serve the reference's tools over MCP: ``python -m ctxconform.reference.mcp [--http]``.
+"""The reference's MCP server: every spec's tools, the shared-context connection of a participant, and the envelope.
 
-Every spec the reference implements is served. Tools: ``read_context(image_id)`` (read-context);
-``shared_context(action, ...)`` and the system operations ``create_session``, ``archive_session`` and
-``delete_session`` (shared-context); and one tool per operation of context-assembly (``assemble``), content-provider
-(``create_provider``, ``append_item``, ``compose``, ...) and context-snapshot (``create_snapshot``, ``add_item``,
-``finalize``, ...), named as the operation and taking its request as the arguments. Each result is the envelope
-``{"success": bool, "data": {...} | null, "error": {code, message, details, recoverable} | null}``.
-
-Identity is the connection's, never the request's. Over stdio ``--participant`` / ``CTXCONFORM_PARTICIPANT`` names
-the participant every write of this server is ``written_by``. With ``--http`` the server speaks MCP's streamable
-HTTP at ``/mcp`` to any number of clients (it prints ``listening on http://HOST:PORT/mcp``), and each request's
-bearer token names its participant: signed with ``CTXCONFORM_TOKEN_SECRET`` or listed in ``--tokens FILE``
-(the tokens of the HTTP server). Only a ``system`` participant may create, archive or delete sessions. The session
-of a ``shared_context`` call is the request's ``_meta`` ``"ctxconform/session_id"``, else ``--session`` /
-``CTXCONFORM_SESSION_ID``. The store is ``--store`` / ``CTXCONFORM_STORE``, by default SQLite at
-``$CTXCONFORM_STATE_DIR/shared-context.sqlite3`` (WAL: several servers, one per participant, may share it).
-Folders come from ``--workspace-root`` / ``CTXCONFORM_WORKSPACE_ROOT`` and ``--tastes-dir`` / ``CTXCONFORM_TASTES_DIR``.
-The other specs' handlers are opened on their first call, as the stdio server opens them: on the state directory
-``CTXCONFORM_STATE_DIR`` with every ``CTXCONFORM_*`` variable as a start option (``CTXCONFORM_REPOSITORY`` is
-``repository``, as the harness sets them) and ``--store`` as the store URL.
+How it is started, and what each option and variable means, is `_main`'s to say (the command's help).
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-import socket
-import sys
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Final, Protocol
 
+import anyio
 import anyio.to_thread
-import uvicorn
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
@@ -43,13 +21,12 @@ from mcp.types import CallToolResult, TextContent
 
 from ctxconform.reference import content_provider, context_assembly, context_snapshot
 from ctxconform.reference._handler import HandlerFactory, Opening, SpecHandler
-from ctxconform.reference._logging import log_to_stderr
-from ctxconform.reference._tokens import Tokens, load_tokens
+from ctxconform.reference._tokens import Tokens
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.read_context import ReadContext
 from ctxconform.reference.shared_context import SPEC_VERSION, SharedContext, SharedContextHandler, open_store
 
-__all__ = ["MAX_BODY_BYTES", "SESSION_META", "HandlerTools", "SharedContextConnection", "build_server", "main"]
+__all__ = ["MAX_BODY_BYTES", "SESSION_META", "HandlerTools", "SharedContextConnection", "build_server", "session_of"]
 
 Json = dict[str, Any]
 
@@ -174,12 +151,16 @@ def build_server(
     tokens: Tokens | None = None,
     url: str = "",
     handled: HandlerTools | None = None,
+    *,
+    inline: bool = False,
 ) -> MCPServer:
     """Return an MCP server exposing the reference's tools (shared-context's when `shared` is given).
 
     `handled` adds one tool per operation of context-assembly, content-provider and context-snapshot. With `tokens`,
-    every HTTP request must carry a bearer token naming its participant; `url` is the server's own.
+    every HTTP request must carry a bearer token naming its participant; `url` is the server's own. `inline` runs each
+    call on the event loop's thread rather than a worker's: for stdio, whose one client waits for each answer anyway.
     """
+    run = _run_inline if inline else _run_on_thread
     server = MCPServer(
         "ctxconform-reference",
         version="0.1.0",
@@ -198,9 +179,9 @@ def build_server(
         return _envelope(lambda: read_context.read_context(image_id))  # type: ignore[return-value]
 
     if shared is not None:
-        _add_shared_context_tools(server, shared)
+        _add_shared_context_tools(server, shared, run)
     if handled is not None:
-        _add_handler_tools(server, handled)
+        _add_handler_tools(server, handled, run)
     return server
 
 
@@ -209,7 +190,7 @@ def _resource_server(url: str) -> AuthSettings:
     return AuthSettings(issuer_url=url or "http://127.0.0.1", resource_server_url=None)  # type: ignore[arg-type]
 
 
-def _add_shared_context_tools(server: MCPServer, shared: SharedContextConnection) -> None:
+def _add_shared_context_tools(server: MCPServer, shared: SharedContextConnection, run: _Run) -> None:
     meta = {"ctxconform/spec": "shared-context", "ctxconform/version": SPEC_VERSION, "ctxconform/features": list(_FEATURES)}
 
     # Every field is Any: the service checks the raw arguments and answers each flaw with the spec's error code.
@@ -226,56 +207,79 @@ def _add_shared_context_tools(server: MCPServer, shared: SharedContextConnection
     ) -> Json:
         """Read or write the session's shared context: list_keys, read, write, delete, read_batch, read_history, snapshot."""
         del action, key, value, keys, versions, label
-        return await _shared(shared, "shared_context", ctx, ctx.request_context.meta)  # type: ignore[return-value]
+        return await _shared(shared, "shared_context", ctx, ctx.request_context.meta, run)  # type: ignore[return-value]
 
     @server.tool(name="create_session")
     async def create_session_tool(ctx: Context, session_id: Any = None, config: Any = None) -> Json:
         """Create an empty session (system connections only)."""
         del session_id, config
-        return await _shared(shared, "create_session", ctx, None)  # type: ignore[return-value]
+        return await _shared(shared, "create_session", ctx, None, run)  # type: ignore[return-value]
 
     @server.tool(name="archive_session")
     async def archive_session_tool(ctx: Context, session_id: Any = None) -> Json:
         """Archive a session: read-only, retained for audit (system connections only)."""
         del session_id
-        return await _shared(shared, "archive_session", ctx, None)  # type: ignore[return-value]
+        return await _shared(shared, "archive_session", ctx, None, run)  # type: ignore[return-value]
 
     @server.tool(name="delete_session")
     async def delete_session_tool(ctx: Context, session_id: Any = None) -> Json:
         """Delete a session and everything it holds (system connections only)."""
         del session_id
-        return await _shared(shared, "delete_session", ctx, None)  # type: ignore[return-value]
+        return await _shared(shared, "delete_session", ctx, None, run)  # type: ignore[return-value]
 
 
-def _add_handler_tools(server: MCPServer, handled: HandlerTools) -> None:
+def _add_handler_tools(server: MCPServer, handled: HandlerTools, run: _Run) -> None:
     for served in _SERVED:
         spec, handler = served.factory.spec, served.handler
         meta = {"ctxconform/spec": spec, "ctxconform/version": handler.version, "ctxconform/features": list(handler.features)}
         for op in handler.operations:
             description = f"The {spec} operation {op}: the arguments are its request, the result its answer."
-            server.add_tool(_handler_tool(handled, served.factory, op), name=op, description=description, meta=meta)
+            server.add_tool(_handler_tool(handled, served.factory, op, run), name=op, description=description, meta=meta)
 
 
-def _handler_tool(handled: HandlerTools, factory: HandlerFactory, op: str) -> Callable[[Context], Awaitable[Json]]:
+def _handler_tool(handled: HandlerTools, factory: HandlerFactory, op: str, run: _Run) -> Callable[[Context], Awaitable[Json]]:
     # No parameters: the handler checks the raw arguments and answers each flaw with the spec's error code.
     async def tool(ctx: Context) -> Json:
-        return await _handled(handled, factory, op, ctx)  # type: ignore[return-value]
+        return await _handled(handled, factory, op, ctx, run)  # type: ignore[return-value]
 
     return tool
 
 
-async def _handled(handled: HandlerTools, factory: HandlerFactory, op: str, ctx: Context) -> Json | CallToolResult:
-    """Run one call on a worker thread, as shared-context's are."""
+async def _handled(handled: HandlerTools, factory: HandlerFactory, op: str, ctx: Context, run: _Run) -> Json | CallToolResult:
+    """Run one call of a spec served through its handler."""
     arguments = _arguments(ctx)
-    return await anyio.to_thread.run_sync(_envelope, lambda: handled.call(factory, op, arguments))
+    return await run(lambda: handled.call(factory, op, arguments))
 
 
 async def _shared(
-    shared: SharedContextConnection, op: str, ctx: Context, meta: Mapping[str, Any] | None
+    shared: SharedContextConnection, op: str, ctx: Context, meta: Mapping[str, Any] | None, run: _Run
 ) -> Json | CallToolResult:
-    """Run one shared-context call on a worker thread, so a slow store never stalls the other connections."""
+    """Run one shared-context call."""
     arguments, caller = _arguments(ctx), _caller()
-    return await anyio.to_thread.run_sync(_envelope, lambda: shared.call(op, arguments, meta, caller))
+    return await run(lambda: shared.call(op, arguments, meta, caller))
+
+
+_Run = Callable[[Callable[[], Json]], Awaitable[Json | CallToolResult]]
+
+
+async def _run_on_thread(operation: Callable[[], Json]) -> Json | CallToolResult:
+    """Run a call on a worker thread, so a slow store never stalls the other connections (HTTP serves many)."""
+    return await anyio.to_thread.run_sync(_envelope, operation)
+
+
+async def _run_inline(operation: Callable[[], Json]) -> Json | CallToolResult:
+    """Run a call where it is: its connection's one client waits for the answer anyway (stdio)."""
+    return _envelope(operation)
+
+
+def session_of(server: MCPServer) -> Callable[[Any, Any], Awaitable[None]]:
+    """Serve the server's MCP session on a pair of message streams (the SDK's `run_stdio_async` on other streams)."""
+    lowlevel = server._lowlevel_server  # noqa: SLF001 - the SDK has no public way to run a session on given streams
+
+    async def run(read_stream: Any, write_stream: Any) -> None:
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+    return run
 
 
 def _caller() -> str | None:
@@ -311,78 +315,3 @@ def _failure(code: str, message: str) -> CallToolResult:
 
 # Retrying these with the same request cannot succeed.
 _FINAL: Final = frozenset({"invalid_image_id", "FORBIDDEN"})
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Parse options and serve MCP on stdin/stdout until the client closes it, or over HTTP with --http."""
-    options = _parser().parse_args(argv)
-    log_to_stderr()
-    shared = SharedContextConnection(
-        options.participant or None, options.session, options.store, Path(os.environ.get("CTXCONFORM_STATE_DIR", "."))
-    )
-    read_context = ReadContext(Path(options.workspace_root), Path(options.tastes_dir))
-    handled = HandlerTools(Opening(shared.state_dir, _start_options(), options.store))
-    try:
-        if options.http:
-            return _serve_http(read_context, shared, handled, options)
-        build_server(read_context, shared, handled=handled).run()
-    finally:
-        shared.close()
-        handled.close()
-    return 0
-
-
-def _start_options() -> Json:
-    """The start options the harness passed as CTXCONFORM_* variables, by their names: each handler takes its own."""
-    return {
-        name.removeprefix("CTXCONFORM_").lower(): value
-        for name, value in os.environ.items()
-        if name.startswith("CTXCONFORM_") and name != "CTXCONFORM_STATE_DIR"
-    }
-
-
-def _parser() -> argparse.ArgumentParser:
-    env = os.environ.get
-    parser = argparse.ArgumentParser(prog="python -m ctxconform.reference.mcp", description=__doc__)
-    parser.add_argument("--workspace-root", default=env("CTXCONFORM_WORKSPACE_ROOT", "workspaces"))
-    parser.add_argument("--tastes-dir", default=env("CTXCONFORM_TASTES_DIR", "tastes"))
-    parser.add_argument(
-        "--store", default=env("CTXCONFORM_STORE"), help="store URL (shared-context; memory: also for content-provider)"
-    )
-    parser.add_argument("--participant", default=env("CTXCONFORM_PARTICIPANT"), help="who this connection writes as")
-    parser.add_argument("--session", default=env("CTXCONFORM_SESSION_ID"), help="session when a call's _meta names none")
-    parser.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
-    parser.add_argument("--host", default="127.0.0.1", help="with --http: address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=0, help="with --http: port to bind (default 0: a free one)")
-    parser.add_argument("--tokens", help="with --http: JSON file {token: participant} of fixed tokens")
-    parser.add_argument("--max-body-bytes", type=int, default=MAX_BODY_BYTES, help="with --http: largest request body")
-    return parser
-
-
-def _serve_http(
-    read_context: ReadContext, shared: SharedContextConnection, handled: HandlerTools, options: argparse.Namespace
-) -> int:
-    """Bind, open the store, print the address, and serve until SIGTERM or SIGINT."""
-    try:
-        tokens = load_tokens(options.tokens)
-        listener = socket.create_server((options.host, options.port))
-        # Accepted connections inherit it: a response's headers and body go in two writes, and Nagle would hold
-        # the body until the client's delayed ACK of the headers, 40 ms later.
-        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        shared.handler()
-    except (OSError, ValueError, StoreError) as error:
-        print(f"ctxconform reference mcp: {error}", file=sys.stderr)
-        return 2
-    host, port = listener.getsockname()[:2]
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
-    app = build_server(read_context, shared, tokens, url, handled).streamable_http_app(
-        json_response=True, max_request_body_size=options.max_body_bytes, host=options.host
-    )
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=2)
-    print(f"listening on {url}", flush=True)
-    uvicorn.Server(config).run(sockets=[listener])
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
