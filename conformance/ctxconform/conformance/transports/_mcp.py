@@ -1,7 +1,9 @@
 """The MCP transports' common part, and mcp+stdio: an MCP server, started as a child process, whose tools are the spec operations.
 
-The official MCP SDK is asynchronous; an anyio blocking portal runs it on a background thread, and one host
-task per connection holds its client open so that entering and leaving its task groups happen in the same task.
+The official MCP SDK is asynchronous; it runs on an event loop of the transport's own, which the calling thread runs
+for the length of each call (no thread hand-off), and one host task per connection holds its client open so that
+entering and leaving its task groups happen in the same task. Between calls the loop stands still: a server's messages
+wait in its pipe or socket until the next call runs it.
 Protocol messages are translated: `start` opens the first connection and lists its tools, `call` calls the tool
 named by the op, `stop` closes every connection.
 
@@ -14,18 +16,18 @@ command), all on the same state directory, and closing a connection ends its ser
 
 from __future__ import annotations
 
-import concurrent.futures as cf
+import asyncio
 import contextlib
 import os
 import tempfile
 import threading
 from collections import OrderedDict
+from collections.abc import Coroutine
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import anyio
-from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, MCPError, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
@@ -54,6 +56,7 @@ __all__ = [
 ]
 
 Json = dict[str, Any]
+_T = TypeVar("_T")
 SESSION_META: Final = "ctxconform/session_id"
 MAX_PARTICIPANTS: Final = 8
 SDK_CANNOT_ENCODE: Final = "the MCP client SDK cannot encode this request"
@@ -65,8 +68,8 @@ class _Connection:
     """One running server: its client, the event that ends its host task, and that task."""
 
     client: Client
-    stop: anyio.Event
-    host: cf.Future[None]
+    stop: asyncio.Event
+    host: asyncio.Task[None]
 
 
 class McpTransport(Translator):
@@ -74,8 +77,8 @@ class McpTransport(Translator):
 
     def __init__(self, command: list[str]) -> None:
         self.command = command
-        self._portal_cm: Any = None
-        self._portal: BlockingPortal | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._running = threading.Lock()  # one thread at a time runs the loop
         self._env: dict[str, str] = {}
         self._first: _Connection | None = None
         self._participants: OrderedDict[str, _Connection] = OrderedDict()
@@ -100,29 +103,43 @@ class McpTransport(Translator):
         """Nothing to do until `start` says where the state is."""
 
     def close(self, timeout: float) -> None:
-        """Close every client (the SDK ends each server) and the event-loop thread."""
+        """Close every client (the SDK ends each server), then the event loop."""
         with self._lock:
-            portal, self._portal = self._portal, None
             connections = [*self._participants.values(), *([self._first] if self._first else [])]
             self._participants.clear()
             self._first = None
-        if portal is None:
+        if self._loop is None:
             return
         try:
             for connection in connections:
-                portal.call(connection.stop.set)
-            for connection in connections:
-                _finish(connection, timeout)
+                connection.stop.set()
+            self._finish([connection.host for connection in connections], timeout)
         finally:
-            self._portal_cm.__exit__(None, None, None)
+            with self._running:
+                loop, self._loop = self._loop, None
+                if loop is not None:
+                    _close_loop(loop)
+
+    def _run(self, awaitable: Coroutine[Any, Any, _T]) -> _T:
+        """Run the event loop on this thread until `awaitable` is done, and return its result."""
+        with self._running:
+            if self._loop is None:
+                awaitable.close()
+                raise ImplementationCrashed("the MCP client is closed")
+            return self._loop.run_until_complete(awaitable)
+
+    def _finish(self, hosts: list[asyncio.Task[None]], timeout: float) -> None:
+        """Wait for host tasks to end (their clients closed, their servers gone); a dead server's complaint is dropped."""
+        if hosts:
+            with contextlib.suppress(BaseException):
+                self._run(_settle(hosts, max(timeout, 5.0)))
 
     def _start(self, message: Json, timeout: float) -> Json:
         self._env = start_environment(message)
-        self._portal_cm = start_blocking_portal()
-        self._portal = self._portal_cm.__enter__()
+        self._loop = asyncio.new_event_loop()
         try:
             self._first = self._connect(None, timeout)
-            tools = self._portal.call(self._list_tools, self._first.client, timeout)
+            tools = self._run(self._list_tools(self._first.client, timeout))
         except BaseException as error:
             self.close(1.0)
             raise ImplementationUnavailable(
@@ -140,17 +157,20 @@ class McpTransport(Translator):
 
     def _connect(self, participant: str | None, timeout: float) -> _Connection:
         """Open one connection (as `participant`, when given) and wait until its client is ready."""
-        assert self._portal is not None
-        stop = self._portal.call(anyio.Event)
-        ready: cf.Future[Client] = cf.Future()
-        host = self._portal.start_task_soon(self._run_host, participant, ready, stop)
+        return self._run(self._open(participant, max(timeout, START_TIMEOUT)))
+
+    async def _open(self, participant: str | None, seconds: float) -> _Connection:
+        stop = asyncio.Event()
+        ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
+        host = asyncio.create_task(self._run_host(participant, ready, stop))
         try:
-            return _Connection(ready.result(timeout=max(timeout, START_TIMEOUT)), stop, host)
+            return _Connection(await asyncio.wait_for(asyncio.shield(ready), seconds), stop, host)
         except BaseException:
-            self._portal.call(stop.set)
+            stop.set()
+            host.cancel()
             raise
 
-    async def _run_host(self, participant: str | None, ready: cf.Future[Client], stop: anyio.Event) -> None:
+    async def _run_host(self, participant: str | None, ready: asyncio.Future[Client], stop: asyncio.Event) -> None:
         try:
             async with Client(self.client_transport(participant), mode="legacy") as client:
                 ready.set_result(client)
@@ -189,14 +209,12 @@ class McpTransport(Translator):
         return connection
 
     def _retire(self, connection: _Connection, timeout: float) -> None:
-        assert self._portal is not None
-        self._portal.call(connection.stop.set)
-        _finish(connection, timeout)
+        connection.stop.set()
+        self._finish([connection.host], timeout)
 
     def _call(self, message: Json, timeout: float) -> Json:
         spec, op, args, context = message["spec"], message["op"], message["args"], message.get("context") or {}
-        portal = self._portal
-        if portal is None:
+        if self._loop is None:
             raise ImplementationCrashed("the MCP client is closed")
         if _holds_lone_surrogate(message):
             # JSON can escape one, but the SDK's server drops such a message without an answer: not the implementation's.
@@ -211,7 +229,7 @@ class McpTransport(Translator):
                 return await client.call_tool(op, arguments, meta=meta)  # type: ignore[arg-type]
 
         try:
-            result = portal.call(call)
+            result = self._run(call())
         except ValueError as error:
             # The SDK's pydantic serializer refuses very deep nesting before anything is sent.
             return self.unencodable(ToolCall(op, arguments, meta, context.get("participant")), timeout, error)
@@ -296,11 +314,28 @@ class McpStdioTransport(McpTransport):
         return self._errlog.read()[-4000:]
 
 
-def _finish(connection: _Connection, timeout: float) -> None:
-    """Wait for a server's host task to end (its client closed, its process gone)."""
-    # A dead server's teardown may complain; the process is gone either way.
+async def _settle(hosts: list[asyncio.Task[None]], seconds: float) -> None:
+    """Wait up to `seconds` for host tasks to end, then cancel the rest and let them unwind."""
+    _, pending = await asyncio.wait(hosts, timeout=seconds)
+    for host in pending:
+        host.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=1.0)
+    for host in hosts:  # a dead server's teardown may complain; the process is gone either way
+        if host.done() and not host.cancelled():
+            host.exception()
+
+
+def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what is left on the loop, let it unwind briefly, and close it."""
+    leftover = asyncio.all_tasks(loop)
+    for task in leftover:
+        task.cancel()
     with contextlib.suppress(BaseException):
-        connection.host.result(timeout=max(timeout, 5.0))
+        if leftover:
+            loop.run_until_complete(asyncio.wait(leftover, timeout=1.0))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.close()
 
 
 def tool_specs() -> dict[str, Spec]:
