@@ -25,6 +25,8 @@ TRANSPORTS = {
         ("shared-context",),
     ),
     "mcp+http": (f"mcp+http+serve:{PYTHON} -m ctxconform.reference.mcp --http", MCP),
+    # One server per participant: shared-context is the suite that starts them, and the one the figure is about.
+    "mcp+stdio": (f"mcp+stdio:{PYTHON} -m ctxconform.reference.mcp", ("shared-context",)),
 }
 
 
