@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -40,10 +42,18 @@ def toy(state: Path, who: str, *args: str, cwd: Path | None = None, **env: str) 
 
 
 @pytest.fixture
-def start(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[str]]]:
+def state() -> Iterator[Path]:
+    """A state directory with a short path: a socket's path has at most about 100 bytes, and pytest's can be longer."""
+    folder = Path(tempfile.mkdtemp(prefix="ctxconform-fs-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def start(state: Path) -> Iterator[Callable[..., subprocess.Popen[str]]]:
     """Start toy servers on the test's state directory: `start(who, *args, cwd=..., **env)`; all killed at the end."""
     with ExitStack() as stack:
-        yield lambda who, *args, cwd=None, **env: stack.enter_context(toy(tmp_path, who, *args, cwd=cwd, **env))
+        yield lambda who, *args, cwd=None, **env: stack.enter_context(toy(state, who, *args, cwd=cwd, **env))
 
 
 Start = Callable[..., subprocess.Popen[str]]
@@ -95,11 +105,9 @@ def listening(state: Path) -> bool:
     return True
 
 
-def test_a_later_server_is_forked_with_its_launchers_streams_arguments_folder_and_environment(
-    tmp_path: Path, start: Start
-) -> None:
+def test_a_later_server_is_forked_with_its_launchers_streams_arguments_folder_and_environment(state: Path, start: Start) -> None:
     """The second server on a state directory runs in a fork of the fork server, as its launcher would have run."""
-    elsewhere = tmp_path / "elsewhere"
+    elsewhere = state / "elsewhere"
     elsewhere.mkdir()
     first = start("first")
     assert facts(first)["pid"] == first.pid  # nothing listened yet: the first server runs in its own process
@@ -121,17 +129,17 @@ def test_killing_a_launcher_ends_its_forked_server(start: Start) -> None:
     assert gone(forked)
 
 
-def test_the_fork_server_ends_after_the_first_server_and_its_forks(tmp_path: Path, start: Start) -> None:
+def test_the_fork_server_ends_after_the_first_server_and_its_forks(state: Path, start: Start) -> None:
     """When every server has ended, the fork server stops listening and exits."""
     first = start("first")
     facts(first)
     second = start("second")
     fork_server = facts(second)["ppid"]
     assert finish(first) == 0
-    assert listening(tmp_path)  # the second server still runs: a restart's first server could still come
+    assert listening(state)  # the second server still runs: a restart's first server could still come
     assert finish(second) == 0
     assert gone(fork_server)
-    assert not (tmp_path / SOCKET_NAME).exists()
+    assert not (state / SOCKET_NAME).exists()
 
 
 def test_a_restarted_first_server_is_forked_too(start: Start) -> None:
@@ -144,22 +152,22 @@ def test_a_restarted_first_server_is_forked_too(start: Start) -> None:
     assert finish(again) == 0
 
 
-def test_a_stale_socket_is_replaced_by_a_live_fork_server(tmp_path: Path, start: Start) -> None:
+def test_a_stale_socket_is_replaced_by_a_live_fork_server(state: Path, start: Start) -> None:
     """A socket left by a killed fork server means an ordinary start, which serves forks again."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stale:
-        stale.bind(str(tmp_path / SOCKET_NAME))
+        stale.bind(str(state / SOCKET_NAME))
     first = start("first")
     assert facts(first)["pid"] == first.pid
-    assert listening(tmp_path)
+    assert listening(state)
 
 
-def test_the_switch_turns_the_fork_server_off(tmp_path: Path, start: Start) -> None:
+def test_the_switch_turns_the_fork_server_off(state: Path, start: Start) -> None:
     """With CTXCONFORM_FORKSERVER=0 every server starts in its own process."""
     first = start("first", **{SWITCH: "0"})
     assert facts(first)["pid"] == first.pid
     second = start("second", **{SWITCH: "0"})
     assert facts(second)["pid"] == second.pid
-    assert not (tmp_path / SOCKET_NAME).exists()
+    assert not (state / SOCKET_NAME).exists()
 
 
 @pytest.mark.parametrize(
@@ -167,12 +175,12 @@ def test_the_switch_turns_the_fork_server_off(tmp_path: Path, start: Start) -> N
     [b"", b"\x00\x00\x00\x05junk!", b"\xff\xff\xff\xff", b"\x00\x00\x00\x02{}"],
     ids=["nothing", "not-json", "too-large", "no-fields"],
 )
-def test_a_connection_that_is_not_a_launcher_starts_nothing_and_harms_nothing(tmp_path: Path, start: Start, sent: bytes) -> None:
+def test_a_connection_that_is_not_a_launcher_starts_nothing_and_harms_nothing(state: Path, start: Start, sent: bytes) -> None:
     """The fork server drops what is not a launcher's hand-over, and serves the next launcher."""
     facts(start("first"))
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stranger:
         stranger.settimeout(10)
-        stranger.connect(str(tmp_path / SOCKET_NAME))
+        stranger.connect(str(state / SOCKET_NAME))
         stranger.sendall(sent)
         stranger.shutdown(socket.SHUT_WR)
         assert closed_unanswered(stranger)
@@ -180,21 +188,21 @@ def test_a_connection_that_is_not_a_launcher_starts_nothing_and_harms_nothing(tm
     assert facts(second)["pid"] != second.pid
 
 
-def test_a_hand_over_from_another_interpreter_is_refused(tmp_path: Path, start: Start) -> None:
+def test_a_hand_over_from_another_interpreter_is_refused(state: Path, start: Start) -> None:
     """A request naming another Python is not served: its launcher starts on its own."""
     facts(start("first"))
     request = json.dumps({"executable": "/elsewhere/python", "module": "x", "argv": [], "env": {}, "cwd": "/"}).encode()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stranger:
         stranger.settimeout(10)
-        stranger.connect(str(tmp_path / SOCKET_NAME))
+        stranger.connect(str(state / SOCKET_NAME))
         socket.send_fds(stranger, [len(request).to_bytes(4, "big")], [0, 1, 2])
         stranger.sendall(request)
         assert closed_unanswered(stranger)
 
 
-def test_every_process_of_an_mcp_run_is_gone_after_it_stops(tmp_path: Path) -> None:
+def test_every_process_of_an_mcp_run_is_gone_after_it_stops(state: Path) -> None:
     """Over mcp+stdio with participants, stopping ends the launchers, the forked servers and the fork server."""
-    implementation = connect(parse_adapter(f"mcp+stdio:{sys.executable} -m ctxconform.reference.mcp"), tmp_path, timeout=30)
+    implementation = connect(parse_adapter(f"mcp+stdio:{sys.executable} -m ctxconform.reference.mcp"), state, timeout=30)
     implementation.start()
     implementation.call(SC, "create_session", {"session_id": "s1"}, {"participant": "system"})
     written = [
@@ -203,8 +211,8 @@ def test_every_process_of_an_mcp_run_is_gone_after_it_stops(tmp_path: Path) -> N
         )
         for p in ("a", "b")
     ]
-    assert listening(tmp_path)
-    servers = run_servers(tmp_path)
+    assert listening(state)
+    servers = run_servers(state)
     implementation.stop()
     assert [reply.result["written_by"] for reply in written if reply.result] == ["a", "b"]
     assert len(servers) >= 5

@@ -9,8 +9,8 @@ the fork server forks a server that runs with them, and the launcher waits and e
 A forked server ends when its stdin closes, as any server does, and also when its launcher ends (killed: the
 connection closes). The fork server exits once the server that forked it and every server it forked have ended and no
 launcher has come for two seconds (a restart stops every server and starts them again at once). Anything that fails
-before a forked server has started means an ordinary start in the launcher; ``CTXCONFORM_FORKSERVER=0`` turns the
-fork server off.
+before a forked server has started means an ordinary start in the launcher, as does a state directory whose socket path
+would be longer than a Unix socket's path may be; ``CTXCONFORM_FORKSERVER=0`` turns the fork server off.
 """
 
 from __future__ import annotations
