@@ -18,7 +18,9 @@ def _loaded(module: str) -> list[str]:
     return list(json.loads(result.stdout))
 
 
-@pytest.mark.parametrize("module", ["ctxconform.conformance.cli", "ctxconform.reference.stdio"])
+@pytest.mark.parametrize(
+    "module", ["ctxconform.conformance.cli", "ctxconform.reference.stdio", "ctxconform.reference.mcp.__main__"]
+)
 def test_a_path_that_runs_no_suite_loads_no_test_framework_or_mcp(module: str) -> None:
-    """Importing the CLI or the stdio reference loads neither pytest, hypothesis nor the MCP SDK."""
+    """The CLI, the stdio reference and the MCP server's launcher (before it hands over) load no pytest, hypothesis or MCP SDK."""
     assert _loaded(module) == []
