@@ -2,7 +2,27 @@
 
 from __future__ import annotations
 
-from ctxconform.reference._handler import HandlerFactory, Opening, SpecHandler
-from ctxconform.reference._implementation import PROTOCOL_VERSION, Reference
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxconform.reference._handler import HandlerFactory, Opening, SpecHandler
+    from ctxconform.reference._implementation import PROTOCOL_VERSION, Reference
 
 __all__ = ["PROTOCOL_VERSION", "HandlerFactory", "Opening", "Reference", "SpecHandler"]
+
+# Loaded on first use: a server's launcher (`python -m ctxconform.reference.mcp` handing over to a fork server)
+# imports this package and nothing of it.
+_WHERE = {
+    "HandlerFactory": "_handler",
+    "Opening": "_handler",
+    "SpecHandler": "_handler",
+    "PROTOCOL_VERSION": "_implementation",
+    "Reference": "_implementation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
