@@ -230,3 +230,18 @@ def run_servers(state: Path) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def test_a_forked_first_server_after_a_restart_works_on_its_own_state_directory(
+    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server the fork server built ahead serves the launcher's configuration: content-provider opens its store there."""
+    monkeypatch.chdir(tmp_path)  # where a server still on the placeholders would open it
+    implementation = connect(parse_adapter(f"mcp+stdio:{sys.executable} -m ctxconform.reference.mcp"), state, timeout=30)
+    implementation.start()
+    implementation.restart()  # the restarted first server is a fork, its server built ahead with placeholders
+    reply = implementation.call("content-provider", "create_provider", {"executionId": "e1"})
+    implementation.stop()
+    assert reply.error is None, reply.error
+    assert (state / "content-provider.sqlite3").exists()
+    assert not (tmp_path / "content-provider.sqlite3").exists()

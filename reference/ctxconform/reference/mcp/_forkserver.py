@@ -115,8 +115,11 @@ def _receive(connection: socket.socket, size: int) -> bytes:
     return data
 
 
-def serve_forks(server: Server) -> None:
-    """Fork this state directory's fork server, running `server` in each fork, if none listens and no thread runs."""
+def serve_forks(server: Server, prepare: Callable[[], None] | None = None) -> None:
+    """Fork this state directory's fork server, running `server` in each fork, if none listens and no thread runs.
+
+    `prepare` runs in the fork server before it serves: whatever it leaves in memory, every fork starts with.
+    """
     address = _address(os.environ)
     if _forked or address is None or threading.active_count() != 1:
         return
@@ -131,11 +134,19 @@ def serve_forks(server: Server) -> None:
     status = 0
     try:
         os.close(writer)
+        _ready(prepare)
         _ForkServer(listener, address, reader, server).serve()
     except BaseException:
         status = 1
     finally:
         os._exit(status)
+
+
+def _ready(prepare: Callable[[], None] | None) -> None:
+    """Run `prepare`; a failure only means the forks do that work themselves."""
+    if prepare is not None:
+        with contextlib.suppress(Exception):
+            prepare()
 
 
 def _listen(address: str) -> socket.socket | None:

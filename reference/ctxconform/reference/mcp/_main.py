@@ -34,6 +34,7 @@ from typing import Any
 
 import anyio
 import uvicorn
+from mcp.server.mcpserver import MCPServer
 
 from ctxconform.reference._handler import Opening
 from ctxconform.reference._logging import log_to_stderr
@@ -43,7 +44,9 @@ from ctxconform.reference.mcp._forkserver import serve_forks
 from ctxconform.reference.mcp._server import (
     MAX_BODY_BYTES,
     HandlerTools,
+    ServerState,
     SharedContextConnection,
+    build_over,
     build_server,
     session_of,
 )
@@ -59,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     """Parse options and serve MCP on stdin/stdout until the client closes it, or over HTTP with --http."""
     options = _parser().parse_args(argv)
     if not options.http:
-        serve_forks(main)
+        serve_forks(main, prepare=_prepare)
     log_to_stderr()
     shared = SharedContextConnection(
         options.participant or None, options.session, options.store, Path(os.environ.get("CTXCONFORM_STATE_DIR", "."))
@@ -69,11 +72,30 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if options.http:
             return _serve_http(read_context, shared, handled, options)
-        anyio.run(serve_stdio, session_of(build_server(read_context, shared, handled=handled, inline=True)))
+        anyio.run(serve_stdio, session_of(_stdio_server(read_context, shared, handled)))
     finally:
         shared.close()
         handled.close()
     return 0
+
+
+# In a fork server: the stdio server it built ahead, for the first server it forks (each fork has its own copy).
+_PREPARED: list[tuple[ServerState, MCPServer]] = []
+
+
+def _prepare() -> None:
+    """Build a stdio server ahead, in the fork server, with placeholders its forks replace (about 25 tools, 60-80 ms)."""
+    state = ServerState(ReadContext(Path(), Path()), SharedContextConnection(None), HandlerTools(Opening(Path(), {}, None)))
+    _PREPARED.append((state, build_over(state, inline=True)))
+
+
+def _stdio_server(read_context: ReadContext, shared: SharedContextConnection, handled: HandlerTools) -> MCPServer:
+    """The server to serve over stdio: the one built ahead, given this configuration, or else a new one."""
+    if _PREPARED:
+        state, server = _PREPARED.pop()
+        state.bind(read_context, shared, handled)
+        return server
+    return build_server(read_context, shared, handled=handled, inline=True)
 
 
 def _start_options() -> Json:

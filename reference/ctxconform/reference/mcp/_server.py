@@ -26,7 +26,16 @@ from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.read_context import ReadContext
 from ctxconform.reference.shared_context import SPEC_VERSION, SharedContext, SharedContextHandler, open_store
 
-__all__ = ["MAX_BODY_BYTES", "SESSION_META", "HandlerTools", "SharedContextConnection", "build_server", "session_of"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "SESSION_META",
+    "HandlerTools",
+    "ServerState",
+    "SharedContextConnection",
+    "build_over",
+    "build_server",
+    "session_of",
+]
 
 Json = dict[str, Any]
 
@@ -145,6 +154,24 @@ class _ParticipantTokens:
         return None if participant is None else AccessToken(token=token, client_id=participant, scopes=[])
 
 
+@dataclass
+class ServerState:
+    """What a server's tools work on: read-context's folders, the shared-context connection, the other specs' handlers.
+
+    The tools look them up on each call, so a server built before its configuration is known (by a fork server, ahead
+    of any launcher) is given it in the fork with `bind`; shared-context's and the handlers' tools are there when
+    `shared` and `handled` were given at build.
+    """
+
+    read_context: ReadContext
+    shared: SharedContextConnection | None = None
+    handled: HandlerTools | None = None
+
+    def bind(self, read_context: ReadContext, shared: SharedContextConnection, handled: HandlerTools) -> None:
+        """Give a server built ahead the configuration it serves (before it serves anything)."""
+        self.read_context, self.shared, self.handled = read_context, shared, handled
+
+
 def build_server(
     read_context: ReadContext,
     shared: SharedContextConnection | None = None,
@@ -160,6 +187,11 @@ def build_server(
     every HTTP request must carry a bearer token naming its participant; `url` is the server's own. `inline` runs each
     call on the event loop's thread rather than a worker's: for stdio, whose one client waits for each answer anyway.
     """
+    return build_over(ServerState(read_context, shared, handled), tokens, url, inline=inline)
+
+
+def build_over(state: ServerState, tokens: Tokens | None = None, url: str = "", *, inline: bool = False) -> MCPServer:
+    """Return an MCP server whose tools work on `state` (see `build_server`)."""
     run = _run_inline if inline else _run_on_thread
     server = MCPServer(
         "ctxconform-reference",
@@ -176,12 +208,12 @@ def build_server(
         extra = set(_arguments(ctx)) - {"image_id"}
         if extra:
             return _failure("INVALID_REQUEST", f"read_context takes only image_id, not {sorted(extra)}")  # type: ignore[return-value]
-        return _envelope(lambda: read_context.read_context(image_id))  # type: ignore[return-value]
+        return _envelope(lambda: state.read_context.read_context(image_id))  # type: ignore[return-value]
 
-    if shared is not None:
-        _add_shared_context_tools(server, shared, run)
-    if handled is not None:
-        _add_handler_tools(server, handled, run)
+    if state.shared is not None:
+        _add_shared_context_tools(server, state, run)
+    if state.handled is not None:
+        _add_handler_tools(server, state, run)
     return server
 
 
@@ -190,7 +222,7 @@ def _resource_server(url: str) -> AuthSettings:
     return AuthSettings(issuer_url=url or "http://127.0.0.1", resource_server_url=None)  # type: ignore[arg-type]
 
 
-def _add_shared_context_tools(server: MCPServer, shared: SharedContextConnection, run: _Run) -> None:
+def _add_shared_context_tools(server: MCPServer, state: ServerState, run: _Run) -> None:
     meta = {"ctxconform/spec": "shared-context", "ctxconform/version": SPEC_VERSION, "ctxconform/features": list(_FEATURES)}
 
     # Every field is Any: the service checks the raw arguments and answers each flaw with the spec's error code.
@@ -207,55 +239,55 @@ def _add_shared_context_tools(server: MCPServer, shared: SharedContextConnection
     ) -> Json:
         """Read or write the session's shared context: list_keys, read, write, delete, read_batch, read_history, snapshot."""
         del action, key, value, keys, versions, label
-        return await _shared(shared, "shared_context", ctx, ctx.request_context.meta, run)  # type: ignore[return-value]
+        return await _shared(state, "shared_context", ctx, ctx.request_context.meta, run)  # type: ignore[return-value]
 
     @server.tool(name="create_session")
     async def create_session_tool(ctx: Context, session_id: Any = None, config: Any = None) -> Json:
         """Create an empty session (system connections only)."""
         del session_id, config
-        return await _shared(shared, "create_session", ctx, None, run)  # type: ignore[return-value]
+        return await _shared(state, "create_session", ctx, None, run)  # type: ignore[return-value]
 
     @server.tool(name="archive_session")
     async def archive_session_tool(ctx: Context, session_id: Any = None) -> Json:
         """Archive a session: read-only, retained for audit (system connections only)."""
         del session_id
-        return await _shared(shared, "archive_session", ctx, None, run)  # type: ignore[return-value]
+        return await _shared(state, "archive_session", ctx, None, run)  # type: ignore[return-value]
 
     @server.tool(name="delete_session")
     async def delete_session_tool(ctx: Context, session_id: Any = None) -> Json:
         """Delete a session and everything it holds (system connections only)."""
         del session_id
-        return await _shared(shared, "delete_session", ctx, None, run)  # type: ignore[return-value]
+        return await _shared(state, "delete_session", ctx, None, run)  # type: ignore[return-value]
 
 
-def _add_handler_tools(server: MCPServer, handled: HandlerTools, run: _Run) -> None:
+def _add_handler_tools(server: MCPServer, state: ServerState, run: _Run) -> None:
     for served in _SERVED:
         spec, handler = served.factory.spec, served.handler
         meta = {"ctxconform/spec": spec, "ctxconform/version": handler.version, "ctxconform/features": list(handler.features)}
         for op in handler.operations:
             description = f"The {spec} operation {op}: the arguments are its request, the result its answer."
-            server.add_tool(_handler_tool(handled, served.factory, op, run), name=op, description=description, meta=meta)
+            server.add_tool(_handler_tool(state, served.factory, op, run), name=op, description=description, meta=meta)
 
 
-def _handler_tool(handled: HandlerTools, factory: HandlerFactory, op: str, run: _Run) -> Callable[[Context], Awaitable[Json]]:
+def _handler_tool(state: ServerState, factory: HandlerFactory, op: str, run: _Run) -> Callable[[Context], Awaitable[Json]]:
     # No parameters: the handler checks the raw arguments and answers each flaw with the spec's error code.
     async def tool(ctx: Context) -> Json:
-        return await _handled(handled, factory, op, ctx, run)  # type: ignore[return-value]
+        return await _handled(state, factory, op, ctx, run)  # type: ignore[return-value]
 
     return tool
 
 
-async def _handled(handled: HandlerTools, factory: HandlerFactory, op: str, ctx: Context, run: _Run) -> Json | CallToolResult:
+async def _handled(state: ServerState, factory: HandlerFactory, op: str, ctx: Context, run: _Run) -> Json | CallToolResult:
     """Run one call of a spec served through its handler."""
-    arguments = _arguments(ctx)
+    arguments, handled = _arguments(ctx), state.handled
+    assert handled is not None, "the handlers' tools exist only on a server built with them"
     return await run(lambda: handled.call(factory, op, arguments))
 
 
-async def _shared(
-    shared: SharedContextConnection, op: str, ctx: Context, meta: Mapping[str, Any] | None, run: _Run
-) -> Json | CallToolResult:
+async def _shared(state: ServerState, op: str, ctx: Context, meta: Mapping[str, Any] | None, run: _Run) -> Json | CallToolResult:
     """Run one shared-context call."""
-    arguments, caller = _arguments(ctx), _caller()
+    arguments, caller, shared = _arguments(ctx), _caller(), state.shared
+    assert shared is not None, "shared-context's tools exist only on a server built with a connection"
     return await run(lambda: shared.call(op, arguments, meta, caller))
 
 
