@@ -301,3 +301,12 @@ def test_a_section_that_cannot_be_measured_leaves_the_others_written_and_exits_1
     assert bench.main(["--output", str(output)]) == 1
     assert [f["name"] for f in json.loads(output.read_text(encoding="utf-8"))["figures"]] == ["sqlite write p50"]
     assert "could not measure broken" in capsys.readouterr().err
+
+
+def test_the_saved_baseline_follows_the_schema_and_holds_every_section() -> None:
+    """benchmarks/baseline.json loads as a saved report, with figures from every section bench.py measures."""
+    saved = load_saved(Path(__file__).parents[1] / "benchmarks" / "baseline.json")
+    assert {figure.section for figure in saved.figures} >= {
+        "transport call overhead", "shared-context stores", "shared-context over HTTP", "schema validation",
+        "read-context", "context-assembly", "whole suite",
+    }  # fmt: skip
