@@ -214,8 +214,6 @@ class McpTransport(Translator):
 
     def _call(self, message: Json, timeout: float) -> Json:
         spec, op, args, context = message["spec"], message["op"], message["args"], message.get("context") or {}
-        if self._loop is None:
-            raise ImplementationCrashed("the MCP client is closed")
         if _holds_lone_surrogate(message):
             # JSON can escape one, but the SDK's server drops such a message without an answer: not the implementation's.
             raise Uncarriable("MCP", "a lone surrogate: the MCP SDK's server drops a message holding one unanswered")
