@@ -1,35 +1,30 @@
 """The MCP transports' common part, and mcp+stdio: an MCP server, started as a child process, whose tools are the spec operations.
 
-The official MCP SDK is asynchronous; it runs on an event loop of the transport's own, which the calling thread runs
-for the length of each call (no thread hand-off), and one host task per connection holds its client open so that
-entering and leaving its task groups happen in the same task. Between calls the loop stands still: a server's messages
-wait in its pipe or socket until the next call runs it.
-Protocol messages are translated: `start` opens the first connection and lists its tools, `call` calls the tool
-named by the op, `stop` closes every connection.
+The harness speaks MCP with a synchronous client of its own (`_mcp_client`) on the calling thread: a call is one
+message out and the messages back, with no event loop or thread hand-off. Protocol messages are translated: `start`
+opens the first connection (the initialize handshake) and lists its tools, `call` calls the tool named by the op,
+`stop` closes every connection.
 
 Identity comes from the connection, never from the request: shared-context calls go over a connection of the
 calling participant, one per participant, at most `MAX_PARTICIPANTS` open (the least recently used is closed);
 the session travels in the request's `_meta`. Over stdio each connection is a server started for its participant
 (CTXCONFORM_PARTICIPANT; the start options reach it as CTXCONFORM_* variables and `{placeholders}` in the
-command), all on the same state directory, and closing a connection ends its server's process group.
+command), all on the same state directory; closing a connection closes the server's stdin, and ends its process
+group if the server has not exited within the timeout.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 import tempfile
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Coroutine
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from collections.abc import Generator
+from typing import Any, Final
 
-import anyio
-from mcp import Client, MCPError, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
+from mcp_types import jsonrpc_message_adapter
 
 from ctxconform.conformance.exceptions import (
     ImplementationCrashed,
@@ -41,6 +36,8 @@ from ctxconform.conformance.exceptions import (
 )
 from ctxconform.conformance.judge._specs import Spec, specs
 from ctxconform.conformance.transports._implementation import START_TIMEOUT
+from ctxconform.conformance.transports._mcp_client import Channel, ChannelClosed, McpClient, RpcError, encode
+from ctxconform.conformance.transports._stdio import StdioTransport
 from ctxconform.conformance.transports._transport import Translator, command_for, start_environment
 
 __all__ = [
@@ -49,27 +46,17 @@ __all__ = [
     "SESSION_META",
     "McpStdioTransport",
     "McpTransport",
-    "ToolCall",
+    "StdioChannel",
     "json_rpc_refusal",
     "tool_specs",
     "translate",
 ]
 
 Json = dict[str, Any]
-_T = TypeVar("_T")
 SESSION_META: Final = "ctxconform/session_id"
 MAX_PARTICIPANTS: Final = 8
 SDK_CANNOT_ENCODE: Final = "the MCP client SDK cannot encode this request"
-_CONNECTION_CLOSED: Final = -32000
-
-
-@dataclass(frozen=True)
-class _Connection:
-    """One running server: its client, the event that ends its host task, and that task."""
-
-    client: Client
-    stop: asyncio.Event
-    host: asyncio.Task[None]
+_SHALLOW: Final = 100  # a message nested no deeper than this is one every MCP SDK carries
 
 
 class McpTransport(Translator):
@@ -77,15 +64,13 @@ class McpTransport(Translator):
 
     def __init__(self, command: list[str]) -> None:
         self.command = command
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._running = threading.Lock()  # one thread at a time runs the loop
         self._env: dict[str, str] = {}
-        self._first: _Connection | None = None
-        self._participants: OrderedDict[str, _Connection] = OrderedDict()
-        self._lock = threading.Lock()
+        self._first: McpClient | None = None
+        self._participants: OrderedDict[str, McpClient] = OrderedDict()
+        self._lock = threading.Lock()  # one exchange at a time: each connection is one conversation
 
-    def client_transport(self, participant: str | None) -> AbstractAsyncContextManager[Any]:
-        """The SDK transport of a new connection as `participant` (None: the first connection)."""
+    def channel(self, participant: str | None) -> Channel:
+        """The channel of a new connection as `participant` (None: the first connection)."""
         raise NotImplementedError
 
     def stderr_tail(self) -> str:
@@ -95,6 +80,9 @@ class McpTransport(Translator):
     def check_participant(self, participant: str) -> None:
         """Raise Uncarriable when this transport cannot name `participant` to a server; every name by default."""
 
+    def check_nesting(self, tool: str, arguments: Json, meta: Json | None) -> None:
+        """Raise Uncarriable when this transport cannot carry a call nested this deep; any depth by default."""
+
     def describe(self) -> str:
         """How to name the implementation in a message."""
         return " ".join(self.command)
@@ -103,44 +91,22 @@ class McpTransport(Translator):
         """Nothing to do until `start` says where the state is."""
 
     def close(self, timeout: float) -> None:
-        """Close every client (the SDK ends each server), then the event loop."""
+        """Close every connection (over stdio that ends each server)."""
         with self._lock:
-            connections = [*self._participants.values(), *([self._first] if self._first else [])]
+            clients = [*self._participants.values(), *([self._first] if self._first else [])]
             self._participants.clear()
             self._first = None
-        if self._loop is None:
-            return
-        try:
-            for connection in connections:
-                connection.stop.set()
-            self._finish([connection.host for connection in connections], timeout)
-        finally:
-            with self._running:
-                loop, self._loop = self._loop, None
-                if loop is not None:
-                    _close_loop(loop)
-
-    def _run(self, awaitable: Coroutine[Any, Any, _T]) -> _T:
-        """Run the event loop on this thread until `awaitable` is done, and return its result."""
-        with self._running:
-            if self._loop is None:
-                awaitable.close()
-                raise ImplementationCrashed("the MCP client is closed")
-            return self._loop.run_until_complete(awaitable)
-
-    def _finish(self, hosts: list[asyncio.Task[None]], timeout: float) -> None:
-        """Wait for host tasks to end (their clients closed, their servers gone); a dead server's complaint is dropped."""
-        if hosts:
-            with contextlib.suppress(BaseException):
-                self._run(_settle(hosts, max(timeout, 5.0)))
+        for client in clients:
+            client.close(timeout)
 
     def _start(self, message: Json, timeout: float) -> Json:
         self._env = start_environment(message)
-        self._loop = asyncio.new_event_loop()
+        seconds = max(timeout, START_TIMEOUT)
         try:
-            self._first = self._connect(None, timeout)
-            tools = self._run(self._list_tools(self._first.client, timeout))
-        except BaseException as error:
+            with self._lock:
+                self._first = first = self._connect(None, seconds)
+            tools = first.list_tools(time.monotonic() + seconds)
+        except Exception as error:
             self.close(1.0)
             raise ImplementationUnavailable(
                 self.describe(), f"the MCP server did not start: {_reason(error)} {self.stderr_tail()[-500:]}"
@@ -151,117 +117,90 @@ class McpTransport(Translator):
             raise ImplementationUnavailable(
                 self.describe(), f"the MCP server has none of the tools {sorted(tool_specs())}; it has {names}"
             )
-        info = self._first.client.server_info
+        info = first.server_info
         name, version = (info.name, info.version or "unknown") if info is not None else (self.describe(), "unknown")
         return {"type": "started", "implementation": {"name": name, "version": version, "language": "mcp"}, "specs": specs}
 
-    def _connect(self, participant: str | None, timeout: float) -> _Connection:
-        """Open one connection (as `participant`, when given) and wait until its client is ready."""
-        return self._run(self._open(participant, max(timeout, START_TIMEOUT)))
-
-    async def _open(self, participant: str | None, seconds: float) -> _Connection:
-        stop = asyncio.Event()
-        ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
-        host = asyncio.create_task(self._run_host(participant, ready, stop))
+    def _connect(self, participant: str | None, timeout: float) -> McpClient:
+        """Open one connection (as `participant`, when given) and complete its handshake."""
+        seconds = max(timeout, START_TIMEOUT)
+        client = McpClient(self.channel(participant))
         try:
-            return _Connection(await asyncio.wait_for(asyncio.shield(ready), seconds), stop, host)
+            client.initialize(time.monotonic() + seconds)
         except BaseException:
-            stop.set()
-            host.cancel()
+            client.close(1.0)
             raise
+        return client
 
-    async def _run_host(self, participant: str | None, ready: asyncio.Future[Client], stop: asyncio.Event) -> None:
-        try:
-            async with Client(self.client_transport(participant), mode="legacy") as client:
-                ready.set_result(client)
-                await stop.wait()
-        except BaseException as error:
-            if not ready.done():
-                ready.set_exception(error)
-            raise
-
-    @staticmethod
-    async def _list_tools(client: Client, seconds: float) -> list[Any]:
-        with anyio.fail_after(seconds):
-            return list((await client.list_tools()).tools)
-
-    def _connection(self, spec: str, context: Json, timeout: float) -> _Connection:
-        """The first server, or for a participant's call the server started as that participant."""
+    def _connection(self, spec: str, context: Json, timeout: float) -> McpClient:
+        """The first connection, or for a participant's call the connection opened as that participant."""
         participant = context.get("participant")
-        if not _has_participants(spec) or not isinstance(participant, str) or self._first is None:
-            if self._first is None:
-                raise ImplementationCrashed("the MCP client is closed")
+        if self._first is None:
+            raise ImplementationCrashed("the MCP client is closed")
+        if not _has_participants(spec) or not isinstance(participant, str):
             return self._first
-        connection = self._participants.get(participant)
-        if connection is not None:
+        client = self._participants.get(participant)
+        if client is not None:
             self._participants.move_to_end(participant)
-            return connection
+            return client
         self.check_participant(participant)
         try:
-            connection = self._connect(participant, timeout)
-        except BaseException as error:
+            client = self._connect(participant, timeout)
+        except Exception as error:
             raise ImplementationCrashed(
                 f"the MCP connection of participant {participant!r} did not open: {_reason(error)}", detail=self.stderr_tail()
             ) from error
-        self._participants[participant] = connection
+        self._participants[participant] = client
         if len(self._participants) > MAX_PARTICIPANTS:
-            self._retire(self._participants.popitem(last=False)[1], timeout)
-        return connection
-
-    def _retire(self, connection: _Connection, timeout: float) -> None:
-        connection.stop.set()
-        self._finish([connection.host], timeout)
+            self._participants.popitem(last=False)[1].close(timeout)
+        return client
 
     def _call(self, message: Json, timeout: float) -> Json:
         spec, op, args, context = message["spec"], message["op"], message["args"], message.get("context") or {}
-        if _holds_lone_surrogate(message):
+        lone_surrogate, depth = _scan(message)
+        if lone_surrogate:
             # JSON can escape one, but the SDK's server drops such a message without an answer: not the implementation's.
             raise Uncarriable("MCP", "a lone surrogate: the MCP SDK's server drops a message holding one unanswered")
-        client = self._connection(spec, context, timeout).client
         session = context.get("session_id")
         meta = {SESSION_META: session} if _has_participants(spec) and isinstance(session, str) else None
         arguments = args if isinstance(args, dict) else {"arguments": args}
-
-        async def call() -> CallToolResult:
-            with anyio.fail_after(timeout):
-                return await client.call_tool(op, arguments, meta=meta)  # type: ignore[arg-type]
-
-        try:
-            result = self._run(call())
-        except ValueError as error:
-            # The SDK's pydantic serializer refuses very deep nesting before anything is sent.
-            return self.unencodable(ToolCall(op, arguments, meta, context.get("participant")), timeout, error)
-        except TimeoutError as error:
-            raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail()) from error
-        except MCPError as error:
-            if error.code == _CONNECTION_CLOSED:
+        if depth > _SHALLOW:
+            self.check_nesting(op, arguments, meta)
+        with self._lock:
+            client = self._connection(spec, context, timeout)
+            try:
+                result = client.call_tool(op, arguments, meta, time.monotonic() + timeout)
+            except TimeoutError as error:
+                raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail()) from error
+            except ChannelClosed as error:
                 raise ImplementationCrashed(
                     f"the MCP server closed the connection: {error}", detail=self.stderr_tail()
                 ) from error
-            return json_rpc_refusal(error.code, str(error))
+            except RpcError as error:
+                return json_rpc_refusal(error.code, str(error))
         return translate(result)
 
-    def unencodable(self, call: ToolCall, timeout: float, error: ValueError) -> Json:  # noqa: ARG002 - for subclasses
-        """The reply to a call the SDK cannot encode: a limit of this transport, so the test is skipped with that reason."""
-        raise Uncarriable("MCP stdio", f"{SDK_CANNOT_ENCODE} ({str(error)[:200]})") from error
 
-
-def _holds_lone_surrogate(value: object) -> bool:
-    """Whether any string in a JSON value (keys included) holds a lone surrogate, without recursion."""
-    pending = [value]
+def _scan(value: object) -> tuple[bool, int]:
+    """Whether any string in a JSON value (keys included) holds a lone surrogate, and how deep it nests; no recursion."""
+    pending = [(value, 0)]
+    deepest = 0
     while pending:
-        item = pending.pop()
+        item, depth = pending.pop()
         if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True, deepest
         elif isinstance(item, dict):
-            pending.extend(item.keys())
-            pending.extend(item.values())
+            deepest = max(deepest, depth + 1)
+            pending.extend((key, depth) for key in item)
+            pending.extend((inner, depth + 1) for inner in item.values())
         elif isinstance(item, list):
-            pending.extend(item)
-    return False
+            deepest = max(deepest, depth + 1)
+            pending.extend((inner, depth + 1) for inner in item)
+    return False, deepest
 
 
 def json_rpc_refusal(code: int, message: str) -> Json:
@@ -276,16 +215,6 @@ def json_rpc_refusal(code: int, message: str) -> Json:
 _REFUSALS: Final = frozenset({-32700, -32600, -32602})  # parse error, invalid request, invalid params
 
 
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call as the transport sends it."""
-
-    tool: str
-    arguments: Json
-    meta: Json | None
-    participant: object
-
-
 class McpStdioTransport(McpTransport):
     """MCP to child servers over stdio: one started first, plus one started as each participant."""
 
@@ -298,13 +227,26 @@ class McpStdioTransport(McpTransport):
         if "\x00" in participant:
             raise Uncarriable("MCP stdio", "a participant name holding a NUL: the environment variable naming it cannot")
 
-    def client_transport(self, participant: str | None) -> AbstractAsyncContextManager[Any]:
-        """Start a server (as `participant`, when given) on the state directory, with its stdio as the transport."""
+    def check_nesting(self, tool: str, arguments: Json, meta: Json | None) -> None:
+        """A call the MCP SDK's own client cannot encode is not carried: the SDK's server drops what it cannot parse."""
+        params = {"name": tool, "arguments": arguments, **({"_meta": meta} if meta else {})}
+        try:
+            jsonrpc_message_adapter.dump_json(
+                jsonrpc_message_adapter.validate_python({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": params})
+            )
+        except ValueError as error:  # pydantic's serializer refuses very deep nesting
+            raise Uncarriable("MCP stdio", f"{SDK_CANNOT_ENCODE} ({str(error)[:200]})") from error
+
+    def channel(self, participant: str | None) -> Channel:
+        """Start a server (as `participant`, when given) on the state directory; its stdin and stdout carry the messages."""
         env = {**self._env, **({"CTXCONFORM_PARTICIPANT": participant} if participant is not None else {})}
         command = command_for(self.command, env, participant="")
         inherited = {key: value for key, value in os.environ.items() if key != "CTXCONFORM_PARTICIPANT"}
-        params = StdioServerParameters(command=command[0], args=command[1:], env={**inherited, **env})
-        return stdio_client(params, errlog=self._errlog)
+        # Not under the reaper, which would end everything the server started when it exits: a server may leave a
+        # helper running for the servers after it (the reference's fork server does).
+        server = StdioTransport(command, env={**inherited, **env}, supervised=False, errlog=self._errlog)
+        server.open()
+        return StdioChannel(server)
 
     def stderr_tail(self) -> str:
         """The last part of what the servers wrote on stderr."""
@@ -312,28 +254,33 @@ class McpStdioTransport(McpTransport):
         return self._errlog.read()[-4000:]
 
 
-async def _settle(hosts: list[asyncio.Task[None]], seconds: float) -> None:
-    """Wait up to `seconds` for host tasks to end, then cancel the rest and let them unwind."""
-    _, pending = await asyncio.wait(hosts, timeout=seconds)
-    for host in pending:
-        host.cancel()
-    if pending:
-        await asyncio.wait(pending, timeout=1.0)
-    for host in hosts:  # a dead server's teardown may complain; the process is gone either way
-        if host.done() and not host.cancelled():
-            host.exception()
+class StdioChannel:
+    """JSON-RPC messages as lines on a server's stdin and stdout: MCP's stdio transport."""
 
+    def __init__(self, server: StdioTransport) -> None:
+        self.server = server
 
-def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel what is left on the loop, let it unwind briefly, and close it."""
-    leftover = asyncio.all_tasks(loop)
-    for task in leftover:
-        task.cancel()
-    with contextlib.suppress(BaseException):
-        if leftover:
-            loop.run_until_complete(asyncio.wait(leftover, timeout=1.0))
-        loop.run_until_complete(loop.shutdown_asyncgens())
-    loop.close()
+    def request(self, message: Json, deadline: float) -> Generator[object, None, None]:
+        """Write the request, then yield each line the server writes, until the caller stops."""
+        self.server.write(encode(message))
+        while True:
+            try:
+                yield self.server.receive(max(0.0, deadline - time.monotonic()))
+            except ImplementationTimeout as late:
+                raise TimeoutError(str(late)) from late
+            except ImplementationCrashed as gone:
+                raise ChannelClosed(str(gone)) from gone
+
+    def notify(self, message: Json, deadline: float) -> None:  # noqa: ARG002 - a pipe write does not wait
+        """Write one message."""
+        self.server.write(encode(message))
+
+    def negotiated(self, version: str) -> None:
+        """Nothing to do: stdio carries no version header."""
+
+    def close(self, timeout: float) -> None:
+        """Close the server's stdin, wait for it to exit, and end its process group if it lingers."""
+        self.server.close(timeout)
 
 
 def tool_specs() -> dict[str, Spec]:

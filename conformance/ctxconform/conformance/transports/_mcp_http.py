@@ -6,32 +6,36 @@ stdout, and connects there; stop ends it, and restart starts it again on the sam
 `mcp+http://HOST:PORT/PATH` connects to a server already running, with tokens signed with the harness's own
 CTXCONFORM_TOKEN_SECRET or read from the JSON file CTXCONFORM_TOKENS names (``{participant: token}``).
 Each participant's connection sends ``Authorization: Bearer <token>`` naming it; the first connection, and every
-call that names no participant, is ``system``'s. A call too deeply nested for the SDK to encode goes as raw
-JSON-RPC in an MCP session of its own.
+call that names no participant, is ``system``'s. Each connection is an MCP session of its own (the initialize
+handshake; the server's ``Mcp-Session-Id`` on every later request), ended with a DELETE when it closes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+import select
+import time
+from collections.abc import Generator, Iterator
 from typing import Any, Final
+from urllib.parse import urlsplit
 
-import httpx2
-from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult
-
-from ctxconform.conformance.exceptions import ImplementationCrashed, ImplementationTimeout, ProtocolViolation
-from ctxconform.conformance.transports._mcp import McpTransport, ToolCall, json_rpc_refusal, translate
+from ctxconform.conformance.exceptions import ImplementationErrored, ProtocolViolation
+from ctxconform.conformance.transports._mcp import McpTransport
+from ctxconform.conformance.transports._mcp_client import Channel, ChannelClosed, encode
 from ctxconform.conformance.transports._served import ServedChild
 from ctxconform.conformance.transports._shared_context_http import TokenFor, environment_tokens, signed_tokens
 
-__all__ = ["McpHttpServeTransport", "McpHttpTransport"]
+__all__ = ["MAX_BODY_BYTES", "HttpChannel", "McpHttpServeTransport", "McpHttpTransport"]
 
 Json = dict[str, Any]
 SYSTEM: Final = "system"
-_PROTOCOL_VERSION: Final = "2025-06-18"
+MAX_BODY_BYTES: Final = 64 * 1024 * 1024  # the most one answer or one event may take, as one stdio line
 _ACCEPT: Final = "application/json, text/event-stream"
+_CHUNK: Final = 1 << 16
+_STALE: Final = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
+_SERVER_ERROR: Final = 500
 
 
 class McpHttpTransport(McpTransport):
@@ -50,73 +54,197 @@ class McpHttpTransport(McpTransport):
         """The server's URL."""
         return self.url
 
-    def client_transport(self, participant: str | None) -> AbstractAsyncContextManager[Any]:
-        """A streamable HTTP connection whose requests carry the participant's bearer token."""
-        return self._streams(self._headers(participant))
+    def channel(self, participant: str | None) -> Channel:
+        """A streamable HTTP session whose requests carry the participant's bearer token (system's for the first)."""
+        token = self._tokens(participant if participant is not None else SYSTEM)
+        return HttpChannel(self.url, {} if token is None else {"Authorization": f"Bearer {token}"})
 
-    @asynccontextmanager
-    async def _streams(self, headers: dict[str, str]) -> AsyncIterator[Any]:
-        # The harness bounds every call itself; the HTTP client must not cut a long one short.
-        async with (
-            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=None)) as http,
-            streamable_http_client(self.url, http_client=http) as streams,
-        ):
-            yield streams
 
-    def _headers(self, participant: object) -> dict[str, str]:
-        token = self._tokens(participant if isinstance(participant, str) else SYSTEM)
-        return {} if token is None else {"Authorization": f"Bearer {token}"}
+class HttpChannel:
+    """MCP's streamable HTTP: each message a POST on one persistent connection, answered as JSON or an event stream.
 
-    def unencodable(self, call: ToolCall, timeout: float, error: ValueError) -> Json:  # noqa: ARG002 - the SDK's complaint
-        """Send the call as raw JSON-RPC in a session of its own: the SDK cannot encode it, JSON can."""
-        headers = {**self._headers(call.participant), "Accept": _ACCEPT, "Content-Type": "application/json"}
-        with httpx2.Client(headers=headers, timeout=timeout) as http:
+    Every read waits at most until the call's deadline, and an answer or event larger than `MAX_BODY_BYTES` is a
+    ProtocolViolation: a server cannot hold the harness with a slow or endless body.
+    """
+
+    def __init__(self, url: str, headers: dict[str, str]) -> None:
+        parts = urlsplit(url)
+        if parts.scheme != "http" or parts.hostname is None:
+            raise ChannelClosed(f"{url}: the MCP server's URL must be http://HOST:PORT/PATH")
+        self.url = url
+        self._host, self._port = parts.hostname, parts.port or 80
+        self._path = parts.path + (f"?{parts.query}" if parts.query else "") or "/"
+        self._headers = {"Accept": _ACCEPT, "Content-Type": "application/json", **headers}
+        self._connection: http.client.HTTPConnection | None = None
+
+    def request(self, message: Json, deadline: float) -> Generator[object, None, None]:
+        """POST the request and yield the messages of the answer."""
+        response = self._post(message, deadline)
+        try:
+            yield from self._messages(response, deadline)
+        finally:
+            if not response.isclosed():  # an event stream left open: this connection cannot carry another request
+                self._drop()
+
+    def notify(self, message: Json, deadline: float) -> None:
+        """POST a notification or an answer; the server owes nothing back but an acknowledgement, which is read and dropped."""
+        response = self._post(message, deadline)
+        for _ in _chunks(response, self._connection, deadline):
+            pass
+
+    def negotiated(self, version: str) -> None:
+        """Send the agreed protocol version with every later request, as streamable HTTP asks."""
+        self._headers["MCP-Protocol-Version"] = version
+
+    def close(self, timeout: float) -> None:
+        """End the MCP session with a DELETE when the server gave one (its refusal is fine), and close the connection."""
+        if "Mcp-Session-Id" in self._headers and self._connection is not None:
+            with contextlib.suppress(OSError, http.client.HTTPException, TimeoutError):
+                connection, _ = self._open()
+                _wait_at_most(connection, time.monotonic() + min(timeout, 2.0))
+                connection.request("DELETE", self._path, headers=self._headers)
+                connection.getresponse().read(_CHUNK)
+        self._drop()
+
+    def _post(self, message: Json, deadline: float) -> http.client.HTTPResponse:
+        """Send one POST and return its response, its headers read; a kept-alive connection the server closed is reopened once."""
+        body = encode(message)
+        for attempt in range(2):
+            connection, reused = self._open()
             try:
-                return _raw_call(http, self.url, call)
-            except httpx2.TimeoutException as failure:
-                raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail()) from failure
-            except httpx2.HTTPError as failure:
-                raise ImplementationCrashed(f"{self.url}: {failure}", detail=self.stderr_tail()) from failure
+                _wait_at_most(connection, deadline)
+                connection.request("POST", self._path, body=body, headers=self._headers)
+                response = connection.getresponse()
+            except _STALE as error:
+                self._drop()
+                if reused and attempt == 0:
+                    continue
+                raise ChannelClosed(f"{self.url}: {type(error).__name__}: {error}") from error
+            except TimeoutError:
+                self._drop()
+                raise
+            except (OSError, http.client.HTTPException) as error:
+                self._drop()
+                raise ChannelClosed(f"{self.url}: {type(error).__name__}: {error}") from error
+            session = response.getheader("Mcp-Session-Id")
+            if session and session.isprintable() and len(session) <= 1024:  # noqa: PLR2004 - a header, not a payload
+                self._headers["Mcp-Session-Id"] = session
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _open(self) -> tuple[http.client.HTTPConnection, bool]:
+        """The kept-alive connection, unless the server has closed it, else a new one; and whether it is reused."""
+        connection = self._connection
+        if connection is not None and connection.sock is not None and not _readable(connection.sock):
+            return connection, True
+        self._drop()
+        self._connection = http.client.HTTPConnection(self._host, self._port)
+        return self._connection, False
+
+    def _messages(self, response: http.client.HTTPResponse, deadline: float) -> Iterator[object]:
+        """The JSON-RPC messages of an answer: a JSON body, or the events of an event stream."""
+        kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        if kind == "text/event-stream" and response.status < 300:  # noqa: PLR2004
+            yield from _events(_chunks(response, self._connection, deadline))
+            return
+        body = b"".join(_bounded(_chunks(response, self._connection, deadline)))
+        if not body.strip() and response.status < 300:  # noqa: PLR2004 - 200 or 202 with nothing: no answer here
+            return
+        try:
+            yield _decoded(body)
+        except ProtocolViolation:
+            if response.status >= _SERVER_ERROR:
+                raise ImplementationErrored(f"HTTP {response.status} from {self.url}: {body[:200]!r}") from None
+            raise ProtocolViolation(
+                f"HTTP {response.status} from {self.url} without a JSON-RPC message: {body[:200]!r}"
+            ) from None
+
+    def _drop(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+        self._connection = None
 
 
-def _raw_call(http: httpx2.Client, url: str, call: ToolCall) -> Json:
-    """Initialize a session, call the tool, and end the session."""
-    hello = {"protocolVersion": _PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "ctxconform", "version": "0"}}
-    opened = http.post(url, content=_json({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}))
-    _message(opened)
-    session = {"Mcp-Session-Id": opened.headers.get("Mcp-Session-Id", ""), "Mcp-Protocol-Version": _PROTOCOL_VERSION}
-    http.post(url, content=_json({"jsonrpc": "2.0", "method": "notifications/initialized"}), headers=session)
-    params: Json = {"name": call.tool, "arguments": call.arguments, **({"_meta": call.meta} if call.meta else {})}
-    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
-    answer = _message(http.post(url, content=_json(request), headers=session))
-    http.delete(url, headers=session)
-    error = answer.get("error")
-    if isinstance(error, dict):
-        code = error.get("code")
-        return json_rpc_refusal(code if isinstance(code, int) else 0, str(error.get("message")))
+def _wait_at_most(connection: http.client.HTTPConnection, deadline: float) -> None:
+    """Make the connection's next socket operation give up at `deadline`."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("the deadline has passed")
+    connection.timeout = left
+    if connection.sock is not None:
+        connection.sock.settimeout(left)
+
+
+def _chunks(
+    response: http.client.HTTPResponse, connection: http.client.HTTPConnection | None, deadline: float
+) -> Iterator[bytes]:
+    """The body as it arrives, each read waiting at most until `deadline`."""
+    while True:
+        if connection is not None:
+            _wait_at_most(connection, deadline)
+        try:
+            chunk = response.read1(_CHUNK)
+        except TimeoutError:
+            raise
+        except (OSError, http.client.HTTPException) as error:
+            raise ChannelClosed(f"the answer broke off: {type(error).__name__}: {error}") from error
+        if not chunk:
+            response.close()  # the body is read: the connection can carry the next request
+            return
+        yield chunk
+
+
+def _bounded(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise ProtocolViolation(f"an answer longer than {MAX_BODY_BYTES >> 20} MiB, the most one message may take")
+        yield chunk
+
+
+def _events(chunks: Iterator[bytes]) -> Iterator[object]:
+    """The JSON-RPC messages of an event stream: the data of each `message` event (the default type)."""
+    pending = bytearray()
+    data: list[bytes] = []
+    kind = b""
+    size = 0
+    for chunk in chunks:
+        pending += chunk
+        while (end := pending.find(b"\n")) >= 0:
+            line = bytes(pending[:end]).removesuffix(b"\r")
+            del pending[: end + 1]
+            if not line:
+                if data and kind in (b"", b"message"):
+                    yield _decoded(b"\n".join(data))
+                data, kind, size = [], b"", 0
+                continue
+            field, _, value = line.partition(b":")
+            value = value.removeprefix(b" ")
+            if field == b"data":
+                data.append(value)
+                size += len(value)
+            elif field == b"event":
+                kind = value
+        if size + len(pending) > MAX_BODY_BYTES:
+            raise ProtocolViolation(f"an event longer than {MAX_BODY_BYTES >> 20} MiB, the most one message may take")
+
+
+def _decoded(data: bytes) -> object:
     try:
-        return translate(CallToolResult.model_validate(answer.get("result")))
-    except ValueError as invalid:
-        raise ProtocolViolation(f"not a tool result: {str(answer.get('result'))[:200]}") from invalid
-
-
-def _json(message: Json) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode()
-
-
-def _message(response: httpx2.Response) -> Json:
-    """The JSON-RPC message of a response: its JSON body, or the last event of its event stream."""
-    body = response.text
-    if response.headers.get("content-type", "").startswith("text/event-stream"):
-        events = [line.removeprefix("data:") for line in body.splitlines() if line.startswith("data:")]
-        body = events[-1] if events else ""
-    try:
-        message = json.loads(body)
+        return json.loads(data)
+    except RecursionError as error:
+        raise ProtocolViolation("a message nests lists and objects too deep to decode") from error
     except ValueError as error:
-        raise ProtocolViolation(f"HTTP {response.status_code} without a JSON-RPC message: {body[:200]!r}") from error
-    if not isinstance(message, dict):
-        raise ProtocolViolation(f"HTTP {response.status_code}: not a JSON-RPC message: {body[:200]!r}")
-    return message
+        raise ProtocolViolation(f"not JSON: {data[:200]!r}") from error
+
+
+def _readable(sock: Any) -> bool:
+    """Whether an idle kept-alive socket has something to read: the server closed it (or wrote out of turn)."""
+    try:
+        return bool(select.select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
 
 
 class McpHttpServeTransport(McpHttpTransport):

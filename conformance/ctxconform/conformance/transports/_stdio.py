@@ -29,9 +29,13 @@ _STDERR_TAIL: Final = 64 * 1024
 class StdioTransport:
     """Runs a command and talks the protocol over its stdin and stdout, one JSON message per line."""
 
-    def __init__(self, command: list[str], *, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, command: list[str], *, env: dict[str, str] | None = None, supervised: bool = True, errlog: IO[str] | None = None
+    ) -> None:
         self.command = command
         self._env = env
+        self._supervised = supervised  # under the reaper, which ends every descendant with the child
+        self._errlog = errlog  # where the child's stderr goes, instead of a tail kept here
         self._process: subprocess.Popen[bytes] | None = None
         self._lines: LineReader | None = None
         self._stderr: deque[bytes] = deque()
@@ -40,10 +44,10 @@ class StdioTransport:
         """Start the child process in its own process group."""
         try:
             self._process = subprocess.Popen(  # noqa: S603 - the user names the command on purpose
-                _reaper.wrap(self.command, self._env),
+                _reaper.wrap(self.command, self._env) if self._supervised else self.command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stderr=subprocess.PIPE if self._errlog is None else self._errlog,
                 env=self._env,
                 start_new_session=True,
             )
@@ -51,14 +55,22 @@ class StdioTransport:
             raise ImplementationUnavailable(" ".join(self.command), f"{error.strerror or error}; check the command") from error
         self._stderr = deque()
         assert self._process.stdout is not None
-        assert self._process.stderr is not None
         self._lines = LineReader(self._process.stdout.fileno(), MAX_LINE_BYTES)
-        threading.Thread(target=self._read_stderr, args=(self._process.stderr,), daemon=True).start()
+        if self._process.stderr is not None:
+            threading.Thread(target=self._read_stderr, args=(self._process.stderr,), daemon=True).start()
 
     def exchange(self, message: dict[str, Any], timeout: float) -> object:
         """Write one line and wait for one line back."""
-        self._send(message)
-        assert self._lines is not None, "harness bug: exchange before open"
+        self.send(message)
+        return self.receive(timeout)
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Write one message as a line; ImplementationCrashed when the child no longer reads."""
+        self.write(json.dumps(message, separators=(",", ":")).encode())  # ASCII escapes carry lone surrogates too
+
+    def receive(self, timeout: float) -> object:
+        """The next line's JSON value, waiting up to `timeout` seconds."""
+        assert self._lines is not None, "harness bug: receive before open"
         line = self._lines.read_line(timeout)
         if line is TIMED_OUT:
             raise ImplementationTimeout(f"no answer within {timeout:g} s", detail=self.stderr_tail())
@@ -93,13 +105,13 @@ class StdioTransport:
         """Return the last part of what the child wrote on stderr."""
         return b"".join(self._stderr).decode("utf-8", "replace")[-_STDERR_TAIL:]
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def write(self, line: bytes) -> None:
+        """Write `line` (JSON text without its newline) and a newline; ImplementationCrashed when the child no longer reads."""
         process = self._process
-        assert process is not None, "harness bug: exchange before open"
+        assert process is not None, "harness bug: write before open"
         assert process.stdin is not None
-        data = json.dumps(message, separators=(",", ":")).encode() + b"\n"  # ASCII escapes carry lone surrogates too
         try:
-            process.stdin.write(data)
+            process.stdin.write(line + b"\n")
             process.stdin.flush()
         except (BrokenPipeError, OSError, ValueError) as error:
             raise ImplementationCrashed(self._exit_description(), detail=self.stderr_tail()) from error

