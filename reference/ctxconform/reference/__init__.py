@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing is not imported: a launcher loads this package and pays for every import
 if TYPE_CHECKING:
+    from typing import Any
+
     from ctxconform.reference._handler import HandlerFactory, Opening, SpecHandler
     from ctxconform.reference._implementation import PROTOCOL_VERSION, Reference
 

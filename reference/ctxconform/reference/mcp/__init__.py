@@ -8,9 +8,11 @@ on first use, so that ``python -m ctxconform.reference.mcp`` can hand its start 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing is not imported: a launcher loads this package and pays for every import
 if TYPE_CHECKING:
+    from typing import Any
+
     from ctxconform.reference.mcp._main import main
     from ctxconform.reference.mcp._server import (
         MAX_BODY_BYTES,

@@ -22,12 +22,16 @@ import select
 import socket
 import struct
 import sys
-import threading
 import time
-import traceback
-from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import Any, Final, TypeGuard
+
+# A launcher imports this module and nothing heavy: typing, pathlib, threading and traceback cost it tens of
+# milliseconds, paid by every participant's server; the fork server and its forks have them loaded anyway.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any, Final, TypeGuard
+
+    Server = Callable[[list[str]], int]
 
 __all__ = ["SOCKET_NAME", "SWITCH", "hand_over", "serve_forks"]
 
@@ -42,7 +46,6 @@ _HEADER: Final = struct.Struct(">I")
 _LINGER: Final = 2.0  # seconds the fork server waits, with no server left, for a launcher
 _TICK: Final = 0.25
 
-Server = Callable[[list[str]], int]
 _forked = False  # set in a forked server: it must not fork a fork server of its own
 
 
@@ -51,14 +54,14 @@ def _address(environ: Mapping[str, str]) -> str | None:
     state_dir = environ.get("CTXCONFORM_STATE_DIR")
     if not state_dir or environ.get(SWITCH) == "0" or not hasattr(socket, "send_fds") or not hasattr(os, "fork"):
         return None
-    address = str(Path(state_dir).absolute() / SOCKET_NAME)
+    address = os.path.join(os.path.abspath(state_dir), SOCKET_NAME)
     return address if len(os.fsencode(address)) <= _LONGEST_ADDRESS else None
 
 
 def hand_over(argv: list[str]) -> int | None:
     """Have this state directory's fork server start the server and return its exit status; None: start it here."""
     address = _address(os.environ)
-    if address is None or not Path(address).exists():
+    if address is None or not os.path.exists(address):
         return None
     try:
         request = _request(argv)
@@ -91,7 +94,7 @@ def _hand_over(address: str, request: bytes) -> int | None:
 
 def _request(argv: list[str]) -> bytes:
     """What the fork server needs to start the server as this process would have."""
-    fields = {"executable": sys.executable, "module": __file__, "argv": argv, "env": dict(os.environ), "cwd": str(Path.cwd())}
+    fields = {"executable": sys.executable, "module": __file__, "argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}
     request = json.dumps(fields).encode("ascii")  # lone surrogates (undecodable bytes) travel escaped
     if len(request) > _LARGEST_REQUEST:
         raise ValueError("the environment is too large to hand over")
@@ -120,6 +123,8 @@ def serve_forks(server: Server, prepare: Callable[[], None] | None = None) -> No
 
     `prepare` runs in the fork server before it serves: whatever it leaves in memory, every fork starts with.
     """
+    import threading  # noqa: PLC0415 - a server's path, not a launcher's
+
     address = _address(os.environ)
     if _forked or address is None or threading.active_count() != 1:
         return
@@ -159,7 +164,7 @@ def _listen(address: str) -> socket.socket | None:
             if _listening(address):
                 listener.close()
                 return None
-            Path(address).unlink()  # left by a fork server that was killed
+            os.unlink(address)  # left by a fork server that was killed
             listener.bind(address)
         listener.listen(16)
     except OSError:
@@ -204,7 +209,7 @@ class _ForkServer:
             alone = self.parent not in watched and not self.children
             idle_since = (idle_since or time.monotonic()) if alone else None
         with contextlib.suppress(OSError):
-            Path(self.address).unlink()
+            os.unlink(self.address)
         self.listener.close()
 
     def _reap(self, flags: int) -> None:
@@ -235,6 +240,9 @@ class _ForkServer:
 
     def _become_server(self, connection: socket.socket, streams: list[int], request: dict[str, Any]) -> None:
         """In the fork: take the launcher's streams, arguments, environment and folder, run the server, report, exit."""
+        import threading  # noqa: PLC0415 - a server's path, not a launcher's
+        import traceback  # noqa: PLC0415 - likewise
+
         global _forked  # noqa: PLW0603 - this process is now a forked server
         _forked = True
         status = 1

@@ -26,6 +26,7 @@ SDK imported (a fork server the first one started), not started afresh; ``CTXCON
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import os
 import socket
@@ -88,7 +89,13 @@ _PREPARED: list[tuple[ServerState, MCPServer]] = []
 
 
 def _prepare() -> None:
-    """Build a stdio server ahead, in the fork server, with placeholders its forks replace (about 30 tools, 60-80 ms)."""
+    """Build a stdio server ahead, in the fork server, with placeholders its forks replace (about 30 tools, 60-80 ms).
+
+    The event loop's modules, which `anyio.run` imports on first use, are loaded here too.
+    """
+    importlib.import_module("anyio._backends._asyncio")
+    if _LOOP["use_uvloop"]:
+        importlib.import_module("uvloop")
     state = ServerState(ReadContext(Path(), Path()), SharedContextConnection(None), HandlerTools(Opening(Path(), {}, None)))
     _PREPARED.append((state, build_over(state, inline=True)))
 
