@@ -24,3 +24,10 @@ def _loaded(module: str) -> list[str]:
 def test_a_path_that_runs_no_suite_loads_no_test_framework_or_mcp(module: str) -> None:
     """The CLI, the stdio reference and the MCP server's launcher (before it hands over) load no pytest, hypothesis or MCP SDK."""
     assert _loaded(module) == []
+
+
+def test_the_mcp_launcher_loads_only_what_a_hand_over_needs() -> None:
+    """Every participant's server starts as a launcher: it loads no typing, pathlib, threading or traceback."""
+    code = "import sys, ctxconform.reference.mcp.__main__; print(' '.join(sorted(sys.modules)))"
+    result = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert set(result.stdout.split()) & {"typing", "pathlib", "threading", "traceback"} == set()
