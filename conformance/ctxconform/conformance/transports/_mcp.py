@@ -228,14 +228,17 @@ class McpStdioTransport(McpTransport):
             raise Uncarriable("MCP stdio", "a participant name holding a NUL: the environment variable naming it cannot")
 
     def check_nesting(self, tool: str, arguments: Json, meta: Json | None) -> None:
-        """A call the MCP SDK's own client cannot encode is not carried: the SDK's server drops what it cannot parse."""
+        """A call nested deeper than the MCP SDK can encode or parse is not carried: its server drops such a line unanswered."""
         params = {"name": tool, "arguments": arguments, **({"_meta": meta} if meta else {})}
+        request = {"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": params}
         try:
-            jsonrpc_message_adapter.dump_json(
-                jsonrpc_message_adapter.validate_python({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": params})
-            )
+            jsonrpc_message_adapter.dump_json(jsonrpc_message_adapter.validate_python(request))
         except ValueError as error:  # pydantic's serializer refuses very deep nesting
             raise Uncarriable("MCP stdio", f"{SDK_CANNOT_ENCODE} ({str(error)[:200]})") from error
+        try:
+            jsonrpc_message_adapter.validate_json(encode(request))
+        except ValueError as error:  # and its JSON parser, shallower still: the server would never answer
+            raise Uncarriable("MCP stdio", f"{SDK_CANNOT_ENCODE}: its server cannot parse it ({str(error)[:150]})") from error
 
     def channel(self, participant: str | None) -> Channel:
         """Start a server (as `participant`, when given) on the state directory; its stdin and stdout carry the messages."""
@@ -262,7 +265,7 @@ class StdioChannel:
 
     def request(self, message: Json, deadline: float) -> Generator[object, None, None]:
         """Write the request, then yield each line the server writes, until the caller stops."""
-        self.server.write(encode(message))
+        self.notify(message, deadline)
         while True:
             try:
                 yield self.server.receive(max(0.0, deadline - time.monotonic()))
@@ -272,8 +275,11 @@ class StdioChannel:
                 raise ChannelClosed(str(gone)) from gone
 
     def notify(self, message: Json, deadline: float) -> None:  # noqa: ARG002 - a pipe write does not wait
-        """Write one message."""
-        self.server.write(encode(message))
+        """Write one message; ChannelClosed when the server no longer reads."""
+        try:
+            self.server.write(encode(message))
+        except ImplementationCrashed as gone:
+            raise ChannelClosed(str(gone)) from gone
 
     def negotiated(self, version: str) -> None:
         """Nothing to do: stdio carries no version header."""

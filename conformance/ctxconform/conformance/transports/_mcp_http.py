@@ -76,21 +76,42 @@ class HttpChannel:
         self._path = parts.path + (f"?{parts.query}" if parts.query else "") or "/"
         self._headers = {"Accept": _ACCEPT, "Content-Type": "application/json", **headers}
         self._connection: http.client.HTTPConnection | None = None
+        self._streaming = False  # an answer's event stream is being read on the connection
 
     def request(self, message: Json, deadline: float) -> Generator[object, None, None]:
         """POST the request and yield the messages of the answer."""
         response = self._post(message, deadline)
+        self._streaming = True
         try:
             yield from self._messages(response, deadline)
         finally:
+            self._streaming = False
             if not response.isclosed():  # an event stream left open: this connection cannot carry another request
                 self._drop()
 
     def notify(self, message: Json, deadline: float) -> None:
-        """POST a notification or an answer; the server owes nothing back but an acknowledgement, which is read and dropped."""
-        response = self._post(message, deadline)
-        for _ in _chunks(response, self._connection, deadline):
-            pass
+        """POST a notification or an answer; the server owes nothing back but an acknowledgement, which is read and dropped.
+
+        While an answer's event stream holds the connection (a server asking something mid-call), the POST goes on a
+        connection of its own.
+        """
+        if not self._streaming:
+            response = self._post(message, deadline)
+            for _ in _chunks(response, self._connection, deadline):
+                pass
+            return
+        aside = http.client.HTTPConnection(self._host, self._port)
+        try:
+            _wait_at_most(aside, deadline)
+            aside.request("POST", self._path, body=encode(message), headers=self._headers)
+            for _ in _chunks(aside.getresponse(), aside, deadline):
+                pass
+        except (OSError, http.client.HTTPException) as error:
+            if isinstance(error, TimeoutError):
+                raise
+            raise ChannelClosed(f"{self.url}: {type(error).__name__}: {error}") from error
+        finally:
+            aside.close()
 
     def negotiated(self, version: str) -> None:
         """Send the agreed protocol version with every later request, as streamable HTTP asks."""
@@ -98,7 +119,7 @@ class HttpChannel:
 
     def close(self, timeout: float) -> None:
         """End the MCP session with a DELETE when the server gave one (its refusal is fine), and close the connection."""
-        if "Mcp-Session-Id" in self._headers and self._connection is not None:
+        if "Mcp-Session-Id" in self._headers:
             with contextlib.suppress(OSError, http.client.HTTPException, TimeoutError):
                 connection, _ = self._open()
                 _wait_at_most(connection, time.monotonic() + min(timeout, 2.0))
@@ -151,13 +172,15 @@ class HttpChannel:
         if not body.strip() and response.status < 300:  # noqa: PLR2004 - 200 or 202 with nothing: no answer here
             return
         try:
-            yield _decoded(body)
+            message = _decoded(body)
         except ProtocolViolation:
-            if response.status >= _SERVER_ERROR:
-                raise ImplementationErrored(f"HTTP {response.status} from {self.url}: {body[:200]!r}") from None
-            raise ProtocolViolation(
-                f"HTTP {response.status} from {self.url} without a JSON-RPC message: {body[:200]!r}"
-            ) from None
+            message = None
+        if isinstance(message, list) or (isinstance(message, dict) and "jsonrpc" in message):
+            yield message
+        elif response.status >= _SERVER_ERROR:
+            raise ImplementationErrored(f"HTTP {response.status} from {self.url}: {body[:200]!r}")
+        else:
+            raise ProtocolViolation(f"HTTP {response.status} from {self.url} without a JSON-RPC message: {body[:200]!r}")
 
     def _drop(self) -> None:
         if self._connection is not None:
