@@ -20,6 +20,7 @@ from ctxconform.conformance import Implementation, connect, parse_adapter
 from ctxconform.conformance.exceptions import (
     ImplementationCrashed,
     ImplementationErrored,
+    ImplementationTimeout,
     ProtocolViolation,
     Uncarriable,
 )
@@ -201,6 +202,29 @@ def test_a_server_that_exits_mid_call_closes_the_channel(wire: WireServers) -> N
         client.call_tool("read_context", {}, None, within(5))
     with pytest.raises((ChannelClosed, ImplementationCrashed)):
         client.call_tool("read_context", {}, None, within(5))
+
+
+def test_a_server_that_stops_reading_times_out_a_large_call_at_its_deadline(wire: WireServers) -> None:
+    """A call too large for the pipe, to a server that reads no more, is TimeoutError at the deadline, not a blocked harness."""
+    client = wire.client("deaf", initialize=False)
+    client.initialize(within(10))
+    started = time.monotonic()
+    with pytest.raises(TimeoutError, match="did not read its input"):
+        client.call_tool("read_context", {"text": "x" * 4_000_000}, None, within(0.5))
+    assert time.monotonic() - started < 2.0
+
+
+def test_a_stdio_child_that_reads_nothing_times_out_a_large_message() -> None:
+    """The stdio transport's write waits for the pipe only until the call's timeout: ImplementationTimeout, not a hang."""
+    child = StdioTransport([sys.executable, "-c", "import time; time.sleep(60)"], supervised=False)
+    child.open()
+    try:
+        started = time.monotonic()
+        with pytest.raises(ImplementationTimeout, match="did not read its input"):
+            child.exchange({"type": "call", "seq": 1, "args": "x" * 4_000_000}, 0.5)
+        assert time.monotonic() - started < 2.0
+    finally:
+        child.close(1.0)
 
 
 def test_tools_list_follows_cursors_across_pages(wire: WireServers) -> None:

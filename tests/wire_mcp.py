@@ -14,6 +14,7 @@ call's arguments as its structured content. Modes:
 - exit-after: answer the first call, then say so on stderr and exit with code 3.
 - pages: list five tools, t0 to t4, over three pages linked by cursors.
 - endless: list one tool per page, each page with a new cursor, forever.
+- deaf: after the handshake, read nothing more (a large call fills the pipe).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 MODE = sys.argv[1]
@@ -101,6 +103,8 @@ def main() -> None:
         if method == "initialize":
             version = "1999-01-01" if MODE == "old-version" else "2025-06-18"
             answer(request_id, {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": SERVER_INFO})
+            if MODE == "deaf":
+                time.sleep(60)
         elif method == "tools/list":
             answer(request_id, tools_page(message["params"].get("cursor")))
         elif method == "tools/call":

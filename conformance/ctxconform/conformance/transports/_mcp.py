@@ -274,10 +274,12 @@ class StdioChannel:
             except ImplementationCrashed as gone:
                 raise ChannelClosed(str(gone)) from gone
 
-    def notify(self, message: Json, deadline: float) -> None:  # noqa: ARG002 - a pipe write does not wait
-        """Write one message; ChannelClosed when the server no longer reads."""
+    def notify(self, message: Json, deadline: float) -> None:
+        """Write one message; TimeoutError when the server does not read it in time, ChannelClosed when it no longer reads."""
         try:
-            self.server.write(encode(message))
+            self.server.write(encode(message), max(0.0, deadline - time.monotonic()))
+        except ImplementationTimeout as deaf:
+            raise TimeoutError(str(deaf)) from deaf
         except ImplementationCrashed as gone:
             raise ChannelClosed(str(gone)) from gone
 

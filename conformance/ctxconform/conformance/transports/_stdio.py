@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
 import subprocess
 import threading
+import time
 from collections import deque
 from typing import IO, Any, Final
 
@@ -55,18 +57,20 @@ class StdioTransport:
             raise ImplementationUnavailable(" ".join(self.command), f"{error.strerror or error}; check the command") from error
         self._stderr = deque()
         assert self._process.stdout is not None
+        assert self._process.stdin is not None
+        os.set_blocking(self._process.stdin.fileno(), False)  # writes wait in select, bounded by the call's deadline
         self._lines = LineReader(self._process.stdout.fileno(), MAX_LINE_BYTES)
         if self._process.stderr is not None:
             threading.Thread(target=self._read_stderr, args=(self._process.stderr,), daemon=True).start()
 
     def exchange(self, message: dict[str, Any], timeout: float) -> object:
-        """Write one line and wait for one line back."""
-        self.send(message)
+        """Write one line and wait for one line back, each within `timeout` seconds."""
+        self.send(message, timeout)
         return self.receive(timeout)
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Write one message as a line; ImplementationCrashed when the child no longer reads."""
-        self.write(json.dumps(message, separators=(",", ":")).encode())  # ASCII escapes carry lone surrogates too
+    def send(self, message: dict[str, Any], timeout: float) -> None:
+        """Write one message as a line (see `write`)."""
+        self.write(json.dumps(message, separators=(",", ":")).encode(), timeout)  # ASCII escapes carry lone surrogates too
 
     def receive(self, timeout: float) -> object:
         """The next line's JSON value, waiting up to `timeout` seconds."""
@@ -105,15 +109,29 @@ class StdioTransport:
         """Return the last part of what the child wrote on stderr."""
         return b"".join(self._stderr).decode("utf-8", "replace")[-_STDERR_TAIL:]
 
-    def write(self, line: bytes) -> None:
-        """Write `line` (JSON text without its newline) and a newline; ImplementationCrashed when the child no longer reads."""
+    def write(self, line: bytes, timeout: float) -> None:
+        """Write `line` (JSON text without its newline) and a newline within `timeout` seconds.
+
+        ImplementationTimeout when the child reads too little of it in that time (a full pipe would otherwise block
+        the harness for good), ImplementationCrashed when the child no longer reads at all.
+        """
         process = self._process
         assert process is not None, "harness bug: write before open"
         assert process.stdin is not None
+        pending = memoryview(line + b"\n")
+        deadline = time.monotonic() + timeout
         try:
-            process.stdin.write(line + b"\n")
-            process.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError) as error:
+            fd = process.stdin.fileno()
+            while pending:
+                try:
+                    pending = pending[os.write(fd, pending) :]
+                except BlockingIOError:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not select.select([], [fd], [], left)[1]:
+                        raise ImplementationTimeout(
+                            f"the implementation did not read its input within {timeout:g} s", detail=self.stderr_tail()
+                        ) from None
+        except (OSError, ValueError) as error:
             raise ImplementationCrashed(self._exit_description(), detail=self.stderr_tail()) from error
 
     def _exit_description(self) -> str:
