@@ -67,6 +67,7 @@ class McpTransport(Translator):
         self._env: dict[str, str] = {}
         self._first: McpClient | None = None
         self._participants: OrderedDict[str, McpClient] = OrderedDict()
+        self._closing: list[threading.Thread] = []  # connections being closed while the calls go on
         self._lock = threading.Lock()  # one exchange at a time: each connection is one conversation
 
     def channel(self, participant: str | None) -> Channel:
@@ -91,13 +92,23 @@ class McpTransport(Translator):
         """Nothing to do until `start` says where the state is."""
 
     def close(self, timeout: float) -> None:
-        """Close every connection (over stdio that ends each server)."""
+        """Close every connection (over stdio that ends each server), all at once, and wait until each is closed."""
         with self._lock:
             clients = [*self._participants.values(), *([self._first] if self._first else [])]
             self._participants.clear()
             self._first = None
-        for client in clients:
-            client.close(timeout)
+            for client in clients:
+                self._close_aside(client, timeout)
+            closing, self._closing = self._closing, []
+        for closer in closing:
+            closer.join()  # each close is bounded: a server that lingers is terminated, then killed
+
+    def _close_aside(self, client: McpClient, timeout: float) -> None:
+        """Close a connection on a thread of its own: a server's exit takes milliseconds the calls need not wait for."""
+        closer = threading.Thread(target=client.close, args=(timeout,), name="ctxconform-mcp-close", daemon=True)
+        closer.start()
+        self._closing = [thread for thread in self._closing if thread.is_alive()]
+        self._closing.append(closer)
 
     def _start(self, message: Json, timeout: float) -> Json:
         self._env = start_environment(message)
@@ -152,7 +163,7 @@ class McpTransport(Translator):
             ) from error
         self._participants[participant] = client
         if len(self._participants) > MAX_PARTICIPANTS:
-            self._participants.popitem(last=False)[1].close(timeout)
+            self._close_aside(self._participants.popitem(last=False)[1], timeout)
         return client
 
     def _call(self, message: Json, timeout: float) -> Json:
