@@ -317,6 +317,8 @@ def _is_version(value: object) -> bool:
 
 
 def _audit(event: str, sid: str, entry: Entry) -> None:
+    if not log.isEnabledFor(logging.INFO):  # the servers log; a store used in-process need not build the line
+        return
     # Keys and metadata only: values may hold distilled but sensitive content (spec 8.5).
     record = {
         "event": event,
