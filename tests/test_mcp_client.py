@@ -26,7 +26,7 @@ from ctxconform.conformance.exceptions import (
 )
 from ctxconform.conformance.judge._specs import start_options
 from ctxconform.conformance.transports import _mcp_http
-from ctxconform.conformance.transports._mcp import SDK_CANNOT_ENCODE, StdioChannel
+from ctxconform.conformance.transports._mcp import SDK_CANNOT_PARSE, StdioChannel
 from ctxconform.conformance.transports._mcp_client import ChannelClosed, McpClient, RpcError
 from ctxconform.conformance.transports._mcp_http import HttpChannel
 from ctxconform.conformance.transports._stdio import StdioTransport
@@ -661,8 +661,8 @@ def test_a_call_nested_50_deep_is_carried_and_answered(reference: Implementation
 
 
 def test_a_call_nested_300_deep_is_uncarriable_and_the_next_call_works(reference: Implementation) -> None:
-    """Arguments nested 300 deep, more than the MCP SDK's client encodes, are Uncarriable (SKIP); the connection goes on."""
-    with pytest.raises(Uncarriable, match=SDK_CANNOT_ENCODE):
+    """Arguments nested 300 deep, more than the MCP SDK parses, are Uncarriable (SKIP); the connection goes on."""
+    with pytest.raises(Uncarriable, match=SDK_CANNOT_PARSE):
         reference.call(RC, "read_context", {"image_id": nested(300)})
     assert reference.call(RC, "read_context", {"image_id": "no-such-image"}).code == "not_found"
 

@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters, stdio_client
 
 from ctxconform.conformance import connect, parse_adapter
 from ctxconform.conformance.judge._specs import start_options
-from ctxconform.conformance.transports._mcp import MAX_PARTICIPANTS, SDK_CANNOT_ENCODE, SESSION_META
+from ctxconform.conformance.transports._mcp import MAX_PARTICIPANTS, SDK_CANNOT_PARSE, SESSION_META
 from helpers import Cli, load_report
 
 SC = "shared-context"
@@ -184,4 +184,4 @@ def test_the_shared_context_suite_over_mcp_gives_the_same_verdicts_as_in_process
 
 
 CANNOT_CARRY = "transport cannot carry this input"
-UNCARRIABLE = (SDK_CANNOT_ENCODE, "a lone surrogate", "a participant name holding a NUL")
+UNCARRIABLE = (SDK_CANNOT_PARSE, "a lone surrogate", "a participant name holding a NUL")

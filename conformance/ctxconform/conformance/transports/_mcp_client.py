@@ -130,13 +130,12 @@ class McpClient:
                 self.channel.notify(_answer_to(message), deadline)
             return None
         identifier = message.get("id")
-        if identifier is None and "error" in message:
-            # A server that cannot parse a request answers with a null id; only one request of ours is ever waiting.
+        answers_ours = identifier == ours and not isinstance(identifier, bool)
+        # A server that cannot parse a request answers with a null id; only one request of ours is ever waiting.
+        if "error" in message and (answers_ours or identifier is None):
             raise _rpc_error(message["error"])
-        if identifier != ours or isinstance(identifier, bool):
+        if not answers_ours:
             return None  # the late answer to a request that timed out
-        if "error" in message:
-            raise _rpc_error(message["error"])
         if "result" not in message:
             raise ProtocolViolation(f"a JSON-RPC response with neither result nor error: {_excerpt(message)}")
         return (message["result"],)

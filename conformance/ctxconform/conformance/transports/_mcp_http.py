@@ -87,7 +87,7 @@ class HttpChannel:
         finally:
             self._streaming = False
             if not response.isclosed():  # an event stream left open: this connection cannot carry another request
-                self._drop()
+                self.close_connection()
 
     def notify(self, message: Json, deadline: float) -> None:
         """POST a notification or an answer; the server owes nothing back but an acknowledgement, which is read and dropped.
@@ -95,23 +95,16 @@ class HttpChannel:
         While an answer's event stream holds the connection (a server asking something mid-call), the POST goes on a
         connection of its own.
         """
-        if not self._streaming:
-            response = self._post(message, deadline)
-            for _ in _chunks(response, self._connection, deadline):
-                pass
+        if self._streaming:
+            aside = HttpChannel(self.url, self._headers)  # the same session, on a connection of its own
+            try:
+                aside.notify(message, deadline)
+            finally:
+                aside.close_connection()
             return
-        aside = http.client.HTTPConnection(self._host, self._port)
-        try:
-            _wait_at_most(aside, deadline)
-            aside.request("POST", self._path, body=encode(message), headers=self._headers)
-            for _ in _chunks(aside.getresponse(), aside, deadline):
-                pass
-        except (OSError, http.client.HTTPException) as error:
-            if isinstance(error, TimeoutError):
-                raise
-            raise ChannelClosed(f"{self.url}: {type(error).__name__}: {error}") from error
-        finally:
-            aside.close()
+        response = self._post(message, deadline)
+        for _ in _chunks(response, self._connection, deadline):
+            pass
 
     def negotiated(self, version: str) -> None:
         """Send the agreed protocol version with every later request, as streamable HTTP asks."""
@@ -125,7 +118,7 @@ class HttpChannel:
                 _wait_at_most(connection, time.monotonic() + min(timeout, 2.0))
                 connection.request("DELETE", self._path, headers=self._headers)
                 connection.getresponse().read(_CHUNK)
-        self._drop()
+        self.close_connection()
 
     def _post(self, message: Json, deadline: float) -> http.client.HTTPResponse:
         """Send one POST and return its response, its headers read; a kept-alive connection the server closed is reopened once."""
@@ -137,15 +130,15 @@ class HttpChannel:
                 connection.request("POST", self._path, body=body, headers=self._headers)
                 response = connection.getresponse()
             except _STALE as error:
-                self._drop()
+                self.close_connection()
                 if reused and attempt == 0:
                     continue
                 raise ChannelClosed(f"{self.url}: {type(error).__name__}: {error}") from error
             except TimeoutError:
-                self._drop()
+                self.close_connection()
                 raise
             except (OSError, http.client.HTTPException) as error:
-                self._drop()
+                self.close_connection()
                 raise ChannelClosed(f"{self.url}: {type(error).__name__}: {error}") from error
             session = response.getheader("Mcp-Session-Id")
             if session and session.isprintable() and len(session) <= 1024:  # noqa: PLR2004 - a header, not a payload
@@ -158,7 +151,7 @@ class HttpChannel:
         connection = self._connection
         if connection is not None and connection.sock is not None and not _readable(connection.sock):
             return connection, True
-        self._drop()
+        self.close_connection()
         self._connection = http.client.HTTPConnection(self._host, self._port)
         return self._connection, False
 
@@ -182,7 +175,8 @@ class HttpChannel:
         else:
             raise ProtocolViolation(f"HTTP {response.status} from {self.url} without a JSON-RPC message: {body[:200]!r}")
 
-    def _drop(self) -> None:
+    def close_connection(self) -> None:
+        """Close the connection, not the session: a later message opens a new one."""
         if self._connection is not None:
             self._connection.close()
         self._connection = None
