@@ -133,7 +133,7 @@ def test_each_participant_gets_its_own_server_and_their_number_stays_bounded(tmp
         ).result
         for w in writers
     ]
-    alive = servers()
+    alive = servers_settled(MAX_PARTICIPANTS + 1)
     implementation.stop()
     assert [result["written_by"] for result in results] == writers
     assert [result["version"] for result in results] == list(range(1, len(writers) + 1))
@@ -153,6 +153,14 @@ def servers() -> list[int]:
         if ppid == os.getpid() and b"ctxconform.reference.mcp" in command:
             found.append(int(proc.name))
     return found
+
+
+def servers_settled(bound: int, seconds: float = 5) -> list[int]:
+    """The live servers once at most `bound` remain, or after `seconds` (an evicted server closes on a thread)."""
+    deadline = time.monotonic() + seconds
+    while len(alive := servers()) > bound and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
 
 
 def gone(pids: list[int], seconds: float = 5) -> bool:
