@@ -121,6 +121,13 @@ def spec_regression(session: nox.Session) -> None:
 
 
 @nox.session
+def durations(session: nox.Session) -> None:
+    """Measure each suite file's seconds against the reference and rewrite the suites' durations.json (`-j` uses them)."""
+    session.install("-e", ".")
+    session.run("python", "benchmarks/durations.py", *session.posargs, env=bytecode_cache(session))
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Measure and print every benchmark figure, and write reports/bench.json (it fails only on `-- --compare SAVED`)."""
     session.install("-e", ".")

@@ -1,14 +1,18 @@
-"""`ctxconform run -j N`: the specs split over children at once, with the same tests, order and verdicts as one child."""
+"""`ctxconform run -j N`: the test files split over children at once, with the same tests, order and verdicts as one child."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from ctxconform.conformance.judge._specs import resolve_specs
-from ctxconform.conformance.run._runner import _exit_code, spec_groups
+from ctxconform.conformance.cli._run import AUTO_JOBS, _jobs
+from ctxconform.conformance.judge._specs import Spec, resolve_specs
+from ctxconform.conformance.run._runner import _exit_code
+from ctxconform.conformance.run._shards import DURATIONS, shards, suite_files
+from ctxconform.conformance.transports import parse_adapter
 from helpers import Cli
 
 REQUIREMENTS = (
@@ -18,15 +22,96 @@ REQUIREMENTS = (
 )
 
 
-def test_groups_hold_every_spec_once_in_the_runs_order() -> None:
-    """Every spec lands in exactly one group, at most N groups, and each group keeps the order the run gave."""
+def test_shards_hold_every_test_file_once_in_the_runs_order() -> None:
+    """Every test file lands in exactly one of at most N shards, each in the run's order; one job runs whole suites."""
     chosen = tuple(resolve_specs(None))
-    for jobs in (1, 2, 3, len(chosen), 64):
-        groups = spec_groups(chosen, jobs)
-        assert len(groups) == min(jobs, len(chosen))
-        assert sorted(s.id for g in groups for s in g) == sorted(s.id for s in chosen)
-        order = [s.id for s in chosen]
-        assert all([s.id for s in g] == sorted((s.id for s in g), key=order.index) for g in groups)
+    files = [file.path for spec in chosen for file in suite_files(spec)]
+    assert shards(chosen, 1)[0].paths == tuple(spec.suite for spec in chosen)
+    for jobs in (2, 3, len(chosen), 64):
+        parts = shards(chosen, jobs)
+        assert len(parts) == min(jobs, len(files))
+        assert sorted(path for part in parts for path in part.paths) == sorted(files)
+        for part in parts:
+            assert list(part.paths) == [path for path in files if path in part.paths]
+            assert list(part.specs) == [spec for spec in chosen if any(path.is_relative_to(spec.suite) for path in part.paths)]
+
+
+def toy_suite(folder: Path, sizes: dict[str, int], durations: object = None) -> Spec:
+    """A spec whose suite holds test files of the given sizes in bytes, and the durations.json given (if any)."""
+    folder.mkdir()
+    for name, size in sizes.items():
+        (folder / name).write_text("#" * size, encoding="utf-8")
+    if durations is not None:
+        (folder / DURATIONS).write_text(durations if isinstance(durations, str) else json.dumps(durations), encoding="utf-8")
+    return Spec("toy", folder)
+
+
+def shard_seconds(spec: Spec, jobs: int, seconds: dict[str, float]) -> list[float]:
+    """The seconds each shard of `spec` is expected to take, by the given seconds of each file."""
+    return sorted(sum(seconds[path.name] for path in part.paths) for part in shards((spec,), jobs))
+
+
+def test_listed_durations_split_a_suite_into_shards_that_finish_together(tmp_path: Path) -> None:
+    """Files are dealt longest first to the least loaded shard: 5, 4, 3, 2, 1, 1 seconds over two make 8 and 8."""
+    seconds = {"test_a.py": 5, "test_b.py": 4, "test_c.py": 3, "test_d.py": 2, "test_e.py": 1, "test_f.py": 1}
+    spec = toy_suite(tmp_path / "toy", dict.fromkeys(seconds, 10), seconds)
+    assert shard_seconds(spec, 2, seconds) == [8, 8]
+    assert shard_seconds(spec, 3, seconds) == [5, 5, 6]
+
+
+def test_a_file_the_durations_do_not_list_is_estimated_from_its_size(tmp_path: Path) -> None:
+    """An unlisted file costs its size at the listed files' rate: 3,000 bytes at 1 s per 1,000 is a shard of its own."""
+    spec = toy_suite(
+        tmp_path / "toy", {"test_a.py": 1000, "test_b.py": 1000, "test_new.py": 3000}, {"test_a.py": 1, "test_b.py": 1}
+    )
+    parts = shards((spec,), 2)
+    assert sorted(len(part.paths) for part in parts) == [1, 2]
+    assert any([path.name for path in part.paths] == ["test_new.py"] for part in parts)
+
+
+@pytest.mark.parametrize("durations", [None, "{not json", "[1, 2]", {"test_a.py": "slow", "test_b.py": -1, "test_c.py": True}])
+def test_a_missing_or_unreadable_durations_file_means_estimates_from_size(tmp_path: Path, durations: object) -> None:
+    """No list, a broken one, or entries that are not seconds: every file is estimated, and still run exactly once."""
+    spec = toy_suite(tmp_path / "toy", {"test_a.py": 4000, "test_b.py": 1000, "test_c.py": 1000, "test_d.py": 2000}, durations)
+    assert all(file.seconds is None for file in suite_files(spec))
+    parts = shards((spec,), 2)
+    assert sorted(sorted(path.name for path in part.paths) for part in parts) == [
+        ["test_a.py"],
+        ["test_b.py", "test_c.py", "test_d.py"],
+    ]
+
+
+def test_every_suite_of_the_kit_lists_the_duration_of_each_of_its_test_files() -> None:
+    """Each kit suite's durations.json names exactly its test files (run `nox -s durations` after adding or renaming one)."""
+    for spec in resolve_specs(None):
+        listed = json.loads((spec.suite / DURATIONS).read_text(encoding="utf-8"))
+        assert sorted(listed) == sorted(file.path.relative_to(spec.suite).as_posix() for file in suite_files(spec)), spec.id
+        assert all(isinstance(seconds, float | int) and seconds >= 0 for seconds in listed.values())
+
+
+def jobs_for(*argv: str) -> int:
+    """The jobs `ctxconform run ARGV` would use."""
+    from ctxconform.conformance.cli._main import _parser  # noqa: PLC0415 - only this helper needs it
+
+    options = _parser().parse_args(["run", *argv])
+    return _jobs(options, [parse_adapter(text) for text in options.adapter or ["reference"]])
+
+
+def test_a_whole_run_uses_a_child_per_cpu_unless_children_would_share_or_idle() -> None:
+    """Unasked, a whole run starts one child per CPU (at most AUTO_JOBS); a selection or a server it did not start, one."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    assert jobs_for() == min(AUTO_JOBS, cpus)
+    assert jobs_for("--adapter", "stdio:python -m somewhere") == min(AUTO_JOBS, cpus)
+    assert jobs_for("--adapter", "http://127.0.0.1:9") == 1
+    assert jobs_for("--adapter", "reference", "--adapter", "mcp+http://127.0.0.1:9/mcp") == 1
+    for selection in (
+        ["--test", "x.py::t"],
+        ["--keyword", "write"],
+        ["--requirement", "shared-context/3.3/version-increments"],
+        ["--level", "MUST"],
+    ):
+        assert jobs_for(*selection) == 1
+    assert jobs_for("-j", "3", "--keyword", "write") == 3
 
 
 @pytest.mark.parametrize(

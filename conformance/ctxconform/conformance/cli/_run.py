@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -40,6 +41,7 @@ __all__ = ["add_parser", "print_table"]
 _MESSAGE_LINES: Final = 12
 # More children than this only wait for the cores and the implementation.
 MAX_JOBS: Final = 64
+AUTO_JOBS: Final = 8  # the most children a run starts unasked: each costs a second of start-up and its memory
 
 
 def add_parser(commands: Any) -> None:
@@ -82,9 +84,10 @@ def add_parser(commands: Any) -> None:
         "-j",
         "--jobs",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
-        help=f"run the specs in up to N child processes at once (1 to {MAX_JOBS}; default: 1)",
+        help=f"split the test files over up to N child processes at once (1 to {MAX_JOBS}; default: one per CPU, at"
+        f" most {AUTO_JOBS}, for a whole run of implementations the harness starts; else 1)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress display")
     run.add_argument(
@@ -96,13 +99,25 @@ def add_parser(commands: Any) -> None:
     run.set_defaults(command=_run)
 
 
+def _jobs(options: argparse.Namespace, adapters: list[Adapter]) -> int:
+    """The children to run at once: as asked, else one per CPU when they cannot share an implementation or idle."""
+    if options.jobs is not None:
+        check_count("--jobs", options.jobs, 1, MAX_JOBS)
+        return int(options.jobs)
+    # Children of a run against a server the user started would share its state; a selection may leave most idle.
+    selected = options.test or options.keyword or options.requirement or options.level != "MAY"
+    if selected or not all(adapter.own_instance for adapter in adapters):
+        return 1
+    return max(1, min(AUTO_JOBS, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+
+
 def _run(options: argparse.Namespace) -> int:
     chosen_specs = tuple(resolve_specs(options.spec))
     _check_commands(chosen_specs)
     adapters = [parse_adapter(text) for text in options.adapter or ["reference"]]
     check_seconds("--timeout", options.timeout)
     check_count("--max-restarts", options.max_restarts, 0, MAX_RESTARTS)
-    check_count("--jobs", options.jobs, 1, MAX_JOBS)
+    jobs = _jobs(options, adapters)
     baselining = _baselining(options, adapters)
     _check_test_ids(options.test)
     _check_keyword(options.keyword)
@@ -122,7 +137,7 @@ def _run(options: argparse.Namespace) -> int:
             tuple(_known_requirements(options.requirement)),
             not options.quiet,
             options.max_restarts,
-            options.jobs,
+            jobs,
         )
         implementations = [_run_one(adapter, run_options, index, baselining) for index, adapter in enumerate(adapters)]
     report = Report(

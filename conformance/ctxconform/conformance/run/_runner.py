@@ -11,9 +11,10 @@ from pathlib import Path
 from ctxconform.conformance.judge._results import Charge, CollectedLine, ProblemLine, ResultLine, TestLine, read_lines
 from ctxconform.conformance.judge._specs import Spec
 from ctxconform.conformance.run._request import SuiteRequest
+from ctxconform.conformance.run._shards import Shard, shards
 from ctxconform.conformance.transports._adapters import Adapter
 
-__all__ = ["RunOptions", "SuiteRun", "collect_requirements", "never_reported", "run_suite", "spec_groups"]
+__all__ = ["RunOptions", "SuiteRun", "collect_requirements", "never_reported", "run_suite"]
 
 
 # pytest's exit codes, worst first: internal error, interrupted, usage error, tests failed, all passed.
@@ -62,28 +63,16 @@ class SuiteRun:
 
 def run_suite(adapter: Adapter, options: RunOptions, index: int) -> SuiteRun:
     """Run the selected suites against one adapter, `options.jobs` children at once, and return what they recorded."""
-    groups = spec_groups(options.specs, options.jobs)
+    parts = shards(options.specs, options.jobs)
     started = time.monotonic()
-    names = [f"{index}-{n}" for n in range(len(groups))] if len(groups) > 1 else [str(index)]
-    children = [_launch(adapter, options, group, name) for group, name in zip(groups, names, strict=True)]
+    names = [f"{index}-{n}" for n in range(len(parts))] if len(parts) > 1 else [str(index)]
+    children = [_launch(adapter, options, part, name) for part, name in zip(parts, names, strict=True)]
     finished = [_finish(child) for child in children]
     rank = {spec.id: n for n, spec in enumerate(options.specs)}
-    # Stable: each child's order is kept, and the tests of the specs come in the order of a run in one child.
-    lines = sorted((line for run in finished for line in run.lines), key=lambda line: _spec_rank(line, rank))
+    # Stable: each child's order is kept, and the tests come by spec, then file, as in a run in one child.
+    lines = sorted((line for run in finished for line in run.lines), key=lambda line: _place(line, rank))
     log = _joined_logs([run.log for run in finished], options.work_dir / f"pytest-{index}.log")
     return SuiteRun(lines, _exit_code([run.exit_code for run in finished]), time.monotonic() - started, log)
-
-
-def spec_groups(specs: tuple[Spec, ...], jobs: int) -> list[tuple[Spec, ...]]:
-    """Split the specs into at most `jobs` groups of about equal suite size (largest first), each in the run's order."""
-    groups: list[list[Spec]] = [[] for _ in range(max(1, min(jobs, len(specs))))]
-    sizes = [0] * len(groups)
-    for spec in sorted(specs, key=_suite_size, reverse=True):
-        smallest = sizes.index(min(sizes))
-        groups[smallest].append(spec)
-        sizes[smallest] += _suite_size(spec)
-    order = {spec.id: n for n, spec in enumerate(specs)}
-    return [tuple(sorted(group, key=lambda spec: order[spec.id])) for group in groups if group]
 
 
 @dataclass(frozen=True)
@@ -94,13 +83,13 @@ class _Child:
     started: float
 
 
-def _launch(adapter: Adapter, options: RunOptions, group: tuple[Spec, ...], name: str) -> _Child:
+def _launch(adapter: Adapter, options: RunOptions, shard: Shard, name: str) -> _Child:
     results = options.work_dir / f"results-{name}.jsonl"
     log = options.work_dir / f"pytest-{name}.log"
     results.unlink(missing_ok=True)
     # Every child names its tests from the folder of the whole run, so a test's id does not depend on its group.
     root = SuiteRequest.for_specs(options.specs).rootdir
-    request = _request(adapter, replace(options, specs=group), results, root)
+    request = replace(_request(adapter, replace(options, specs=shard.specs), results, root), suites=shard.paths)
     command = request.command("-q", "--no-header", "--tb=short")
     with log.open("w", encoding="utf-8") as out:
         process = subprocess.Popen(command, stdout=out, stderr=None if options.progress else out, env=request.environment())  # noqa: S603
@@ -114,12 +103,13 @@ def _finish(child: _Child) -> SuiteRun:
     return SuiteRun(lines, exit_code, time.monotonic() - child.started, child.log)
 
 
-def _spec_rank(line: ResultLine, rank: dict[str, int]) -> int:
+def _place(line: ResultLine, rank: dict[str, int]) -> tuple[int, str]:
+    """Where a line goes in the run's order: its spec's rank, then its test file (problems first)."""
     if isinstance(line, TestLine) and line.spec is not None:
-        return rank.get(line.spec, -1)
+        return rank.get(line.spec, -1), line.id.partition("::")[0]
     if isinstance(line, CollectedLine) and line.requirements:
-        return rank.get(line.requirements[0].split("/")[0], -1)
-    return -1
+        return rank.get(line.requirements[0].split("/")[0], -1), line.id.partition("::")[0]
+    return -1, ""
 
 
 def _exit_code(codes: list[int]) -> int:
@@ -138,10 +128,6 @@ def _joined_logs(logs: list[Path], into: Path) -> Path:
         return logs[0]
     into.write_text("".join(log.read_text(encoding="utf-8", errors="replace") for log in logs), encoding="utf-8")
     return into
-
-
-def _suite_size(spec: Spec) -> int:
-    return sum(path.stat().st_size for path in spec.suite.rglob("test_*.py"))
 
 
 def never_reported(lines: list[ResultLine], exit_code: int) -> list[TestLine]:

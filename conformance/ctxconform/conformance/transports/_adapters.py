@@ -53,6 +53,11 @@ class Adapter:
         """The scheme's name, such as `stdio` or `mcp+http`."""
         return self.scheme.name
 
+    @property
+    def own_instance(self) -> bool:
+        """Whether each run of the suites gets an implementation of its own (one the harness starts or builds)."""
+        return self.scheme.command or self.scheme.transport == _InProcess
+
     def make_transport(self) -> Transport:
         """Build a fresh transport for this adapter."""
         carrier = _transport_class(self.scheme.transport)
