@@ -12,7 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-from ctxconform.reference.mcp._forkserver import hand_over, serve_forks
+from ctxconform.reference.mcp._forkserver import serve_forks
+from ctxconform.reference.mcp._handover import hand_over
 
 
 def toy(argv: list[str]) -> int:

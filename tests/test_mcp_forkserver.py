@@ -20,6 +20,7 @@ import pytest
 
 from ctxconform.conformance import connect, parse_adapter
 from ctxconform.reference.mcp._forkserver import SOCKET_NAME, SWITCH
+from ctxconform.reference.mcp._handover import LARGEST_REQUEST, decode_request, encode_request
 
 TOY = Path(__file__).with_name("forkserver_toy.py")
 SC = "shared-context"
@@ -191,13 +192,54 @@ def test_a_connection_that_is_not_a_launcher_starts_nothing_and_harms_nothing(st
 def test_a_hand_over_from_another_interpreter_is_refused(state: Path, start: Start) -> None:
     """A request naming another Python is not served: its launcher starts on its own."""
     facts(start("first"))
-    request = json.dumps({"executable": "/elsewhere/python", "module": "x", "argv": [], "env": {}, "cwd": "/"}).encode()
+    request = encode_request("/elsewhere/python", [], {}, "/")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stranger:
         stranger.settimeout(10)
         stranger.connect(str(state / SOCKET_NAME))
         socket.send_fds(stranger, [len(request).to_bytes(4, "big")], [0, 1, 2])
         stranger.sendall(request)
         assert closed_unanswered(stranger)
+
+
+def test_a_request_carries_arguments_environment_and_folder_byte_for_byte() -> None:
+    """Empty and '=' arguments, undecodable bytes (as surrogates) and values holding '=' come back as they were sent."""
+    argv = ["", "--session=a=b", "caf\udcc3", "two words"]
+    env = {"EMPTY": "", "EQUALS": "a=b=c", "RAW": "\udcff\udcfe", "PATH": "/bin"}
+    decoded = decode_request(encode_request(sys.executable, argv, env, "/some/where\udcc3"))
+    assert decoded is not None
+    assert (decoded["executable"], decoded["cwd"], decoded["argv"], decoded["env"]) == (
+        sys.executable,
+        "/some/where\udcc3",
+        argv,
+        env,
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "env"), [(["a\0b"], {}), ([], {"A": "x\0y"}), ([], {"A": "x" * LARGEST_REQUEST})], ids=["nul-arg", "nul-env", "huge"]
+)
+def test_a_request_that_cannot_be_carried_is_refused_before_it_is_sent(argv: list[str], env: dict[str, str]) -> None:
+    """A NUL in a field, or a request over the limit: ValueError, so the launcher starts the server itself."""
+    with pytest.raises(ValueError, match=r"hand-over|environment"):
+        encode_request(sys.executable, argv, env, "/")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\0\0\0",
+        encode_request("/elsewhere/python", [], {}, "/"),
+        encode_request(sys.executable, [], {}, "/").replace(b"\x000", b"\x00x"),
+        encode_request(sys.executable, ["a"], {}, "/").replace(b"\x001\x00", b"\x009\x00"),
+        encode_request(sys.executable, [], {"A": "1"}, "/") + b"\0no-equals-sign",
+        encode_request(sys.executable, [], {"A": "1"}, "/") + b"\0=nameless",
+    ],
+    ids=["empty", "blank", "other-python", "count-not-a-number", "count-too-large", "variable-without-equals", "nameless"],
+)
+def test_a_malformed_request_decodes_to_nothing(data: bytes) -> None:
+    """Whatever is not a launcher's request of this interpreter and module decodes to None: nothing is started."""
+    assert decode_request(data) is None
 
 
 def test_every_process_of_an_mcp_run_is_gone_after_it_stops(state: Path) -> None:

@@ -27,7 +27,8 @@ def test_a_path_that_runs_no_suite_loads_no_test_framework_or_mcp(module: str) -
 
 
 def test_the_mcp_launcher_loads_only_what_a_hand_over_needs() -> None:
-    """Every participant's server starts as a launcher: it loads no typing, pathlib, threading or traceback."""
+    """Every participant's server starts as a launcher: it loads no typing, pathlib, threading, traceback, json or socket."""
     code = "import sys, ctxconform.reference.mcp.__main__; print(' '.join(sorted(sys.modules)))"
     result = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert set(result.stdout.split()) & {"typing", "pathlib", "threading", "traceback"} == set()
+    heavy = {"typing", "pathlib", "threading", "traceback", "json", "socket", "struct", "selectors", "contextlib"}
+    assert set(result.stdout.split()) & heavy == set()

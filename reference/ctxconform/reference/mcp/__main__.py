@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
-from ctxconform.reference.mcp._forkserver import hand_over
+from ctxconform.reference.mcp._handover import hand_over
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +26,8 @@ def _exit_now(status: int) -> NoReturn:
 
     The server has closed its stores by now; what is left to do is flush what it wrote.
     """
-    import logging  # noqa: PLC0415 - loaded by the server already; the launcher never gets here
+    import contextlib  # noqa: PLC0415 - loaded by the server already; the launcher never gets here
+    import logging  # noqa: PLC0415 - likewise
 
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):

@@ -4,7 +4,8 @@ Over mcp+stdio the harness starts one server per participant, all on one state d
 second importing the MCP SDK. The first server on a state directory where nothing listens yet forks, before it starts
 any thread, a fork server listening on `SOCKET_NAME` in that directory. A later ``python -m ctxconform.reference.mcp``
 on the same directory connects to it and passes its standard streams, arguments, environment and working directory;
-the fork server forks a server that runs with them, and the launcher waits and exits with that server's status.
+the fork server forks a server that runs with them (`_handover` is the launcher's side), and the launcher waits and exits
+with that server's status.
 
 A forked server ends when its stdin closes, as any server does, and also when its launcher ends (killed: the
 connection closes). The fork server exits once the server that forked it and every server it forked have ended and no
@@ -16,106 +17,37 @@ would be longer than a Unix socket's path may be; ``CTXCONFORM_FORKSERVER=0`` tu
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import select
 import socket
 import struct
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
 
-# A launcher imports this module and nothing heavy: typing, pathlib, threading and traceback cost it tens of
-# milliseconds, paid by every participant's server; the fork server and its forks have them loaded anyway.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
-    from typing import Any, Final, TypeGuard
-
-    Server = Callable[[list[str]], int]
+from ctxconform.reference.mcp._handover import (
+    EXITED,
+    HANDOVER_SECONDS,
+    LARGEST_REQUEST,
+    SOCKET_NAME,
+    STARTED,
+    SWITCH,
+    decode_request,
+    hand_over,
+    receive,
+    socket_path,
+)
 
 __all__ = ["SOCKET_NAME", "SWITCH", "hand_over", "serve_forks"]
 
-SOCKET_NAME: Final = ".ctxconform-mcp-forks"
-SWITCH: Final = "CTXCONFORM_FORKSERVER"
-_STARTED: Final = b"S"
-_EXITED: Final = b"X"
-_HANDOVER_SECONDS: Final = 5.0
-_LARGEST_REQUEST: Final = 4 * 1024 * 1024
-_LONGEST_ADDRESS: Final = 100  # bytes: AF_UNIX paths are limited to 104-108 bytes, depending on the system
+Server = Callable[[list[str]], int]
 _HEADER: Final = struct.Struct(">I")
 _LINGER: Final = 2.0  # seconds the fork server waits, with no server left, for a launcher
 _TICK: Final = 0.25
 
 _forked = False  # set in a forked server: it must not fork a fork server of its own
-
-
-def _address(environ: Mapping[str, str]) -> str | None:
-    """Where this state directory's fork server listens, or None when there can be none."""
-    state_dir = environ.get("CTXCONFORM_STATE_DIR")
-    if not state_dir or environ.get(SWITCH) == "0" or not hasattr(socket, "send_fds") or not hasattr(os, "fork"):
-        return None
-    address = os.path.join(os.path.abspath(state_dir), SOCKET_NAME)
-    return address if len(os.fsencode(address)) <= _LONGEST_ADDRESS else None
-
-
-def hand_over(argv: list[str]) -> int | None:
-    """Have this state directory's fork server start the server and return its exit status; None: start it here."""
-    address = _address(os.environ)
-    if address is None or not os.path.exists(address):
-        return None
-    try:
-        request = _request(argv)
-    except (OSError, ValueError):
-        return None
-    try:
-        return _hand_over(address, request)
-    except KeyboardInterrupt:
-        return 130
-
-
-def _hand_over(address: str, request: bytes) -> int | None:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-        try:
-            connection.settimeout(_HANDOVER_SECONDS)
-            connection.connect(address)
-            socket.send_fds(connection, [_HEADER.pack(len(request))], [0, 1, 2])
-            connection.sendall(request)
-            if _receive(connection, 1) != _STARTED:
-                return None
-        except OSError:
-            return None
-        # From here the server owns the standard streams: whatever happens, it must not be started a second time.
-        try:
-            connection.settimeout(None)
-            return _exit_status(connection)
-        except OSError:
-            return 1
-
-
-def _request(argv: list[str]) -> bytes:
-    """What the fork server needs to start the server as this process would have."""
-    fields = {"executable": sys.executable, "module": __file__, "argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}
-    request = json.dumps(fields).encode("ascii")  # lone surrogates (undecodable bytes) travel escaped
-    if len(request) > _LARGEST_REQUEST:
-        raise ValueError("the environment is too large to hand over")
-    return request
-
-
-def _exit_status(connection: socket.socket) -> int:
-    """Wait for the server's exit status; 1 when the connection ends without one (the server was killed)."""
-    message = _receive(connection, 2)
-    return message[1] if len(message) == 2 and message[:1] == _EXITED else 1  # noqa: PLR2004 - marker and status
-
-
-def _receive(connection: socket.socket, size: int) -> bytes:
-    """Exactly `size` bytes, or fewer when the connection ends first."""
-    data = b""
-    while len(data) < size:
-        chunk = connection.recv(size - len(data))
-        if not chunk:
-            break
-        data += chunk
-    return data
 
 
 def serve_forks(server: Server, prepare: Callable[[], None] | None = None) -> None:
@@ -125,10 +57,10 @@ def serve_forks(server: Server, prepare: Callable[[], None] | None = None) -> No
     """
     import threading  # noqa: PLC0415 - a server's path, not a launcher's
 
-    address = _address(os.environ)
-    if _forked or address is None or threading.active_count() != 1:
+    where = socket_path(os.environ)
+    if _forked or where is None or threading.active_count() != 1:
         return
-    listener = _listen(address)
+    listener = _listen(where)
     if listener is None:
         return
     reader, writer = os.pipe()  # the fork server sees EOF on `reader` when this process ends: the writer is never closed
@@ -140,7 +72,7 @@ def serve_forks(server: Server, prepare: Callable[[], None] | None = None) -> No
     try:
         os.close(writer)
         _ready(prepare)
-        _ForkServer(listener, address, reader, server).serve()
+        _ForkServer(listener, where, reader, server).serve()
     except BaseException:
         status = 1
     finally:
@@ -164,7 +96,7 @@ def _listen(address: str) -> socket.socket | None:
             if _listening(address):
                 listener.close()
                 return None
-            os.unlink(address)  # left by a fork server that was killed
+            Path(address).unlink()  # left by a fork server that was killed
             listener.bind(address)
         listener.listen(16)
     except OSError:
@@ -209,7 +141,7 @@ class _ForkServer:
             alone = self.parent not in watched and not self.children
             idle_since = (idle_since or time.monotonic()) if alone else None
         with contextlib.suppress(OSError):
-            os.unlink(self.address)
+            Path(self.address).unlink()
         self.listener.close()
 
     def _reap(self, flags: int) -> None:
@@ -257,7 +189,7 @@ class _ForkServer:
             os.environ.update(request["env"])
             sys.argv = [sys.argv[0], *request["argv"]]
             connection.settimeout(None)
-            connection.sendall(_STARTED)
+            connection.sendall(STARTED)
             threading.Thread(target=_end_with_launcher, args=(connection,), daemon=True).start()
             status = self.server(request["argv"])
         except SystemExit as exit_:
@@ -269,7 +201,7 @@ class _ForkServer:
                 with contextlib.suppress(Exception):
                     text.flush()
             with contextlib.suppress(OSError):
-                connection.sendall(_EXITED + bytes([status & 0xFF]))
+                connection.sendall(EXITED + bytes([status & 0xFF]))
             os._exit(status & 0xFF)
 
 
@@ -277,36 +209,20 @@ def _handover(connection: socket.socket) -> tuple[list[int], dict[str, Any]] | N
     """The launcher's three streams and its request, or None (streams closed) when they are not what a launcher sends."""
     streams: list[int] = []
     try:
-        connection.settimeout(_HANDOVER_SECONDS)
+        connection.settimeout(HANDOVER_SECONDS)
         if not _same_user(connection):
             return None
         header, streams, _, _ = socket.recv_fds(connection, _HEADER.size, 3)
-        header += _receive(connection, _HEADER.size - len(header))
+        header += receive(connection, _HEADER.size - len(header))
         (size,) = _HEADER.unpack(header)
-        request = json.loads(_receive(connection, size)) if len(streams) == 3 and size <= _LARGEST_REQUEST else None  # noqa: PLR2004 - stdin, stdout, stderr
+        request = decode_request(receive(connection, size)) if len(streams) == 3 and size <= LARGEST_REQUEST else None  # noqa: PLR2004 - stdin, stdout, stderr
     except (OSError, ValueError, struct.error):
         request = None
-    if not _is_request(request):
+    if request is None:
         for stream in streams:
             os.close(stream)
         return None
     return streams, request
-
-
-def _is_request(request: object) -> TypeGuard[dict[str, Any]]:
-    """Whether a hand-over comes from this very module of this interpreter, with the fields a launcher sends."""
-    if not isinstance(request, dict):
-        return False
-    argv, env = request.get("argv"), request.get("env")
-    return (
-        request.get("executable") == sys.executable
-        and request.get("module") == __file__
-        and isinstance(request.get("cwd"), str)
-        and isinstance(argv, list)
-        and all(isinstance(arg, str) for arg in argv)
-        and isinstance(env, dict)
-        and all(isinstance(key, str) and isinstance(value, str) for key, value in env.items())
-    )
 
 
 def _same_user(connection: socket.socket) -> bool:
