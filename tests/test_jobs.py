@@ -81,6 +81,14 @@ def test_a_missing_or_unreadable_durations_file_means_estimates_from_size(tmp_pa
     ]
 
 
+def test_files_named_either_way_pytest_collects_are_dealt_and_a_suite_without_any_runs_whole(tmp_path: Path) -> None:
+    """test_*.py and *_test.py files are units of their own; a suite with neither is dealt as its folder."""
+    named = toy_suite(tmp_path / "named", {"test_a.py": 10, "b_test.py": 10, "helper.py": 10})
+    bare = toy_suite(tmp_path / "bare", {"checks.py": 10})
+    parts = shards((named, bare), 3)
+    assert sorted(path.name for part in parts for path in part.paths) == ["b_test.py", "bare", "test_a.py"]
+
+
 def test_every_suite_of_the_kit_lists_the_duration_of_each_of_its_test_files() -> None:
     """Each kit suite's durations.json names exactly its test files (run `nox -s durations` after adding or renaming one)."""
     for spec in resolve_specs(None):

@@ -54,20 +54,28 @@ def shards(specs: tuple[Spec, ...], jobs: int) -> list[Shard]:
 
 
 def suite_files(spec: Spec) -> list[SuiteFile]:
-    """The test files of a spec's suite, each with the seconds its `durations.json` lists (None when it lists none)."""
+    """The test files of a spec's suite, each with the seconds its `durations.json` lists (None when it lists none).
+
+    A suite with no file pytest would collect by its default names is one unit: its folder, left to pytest.
+    """
     listed = _durations(spec.suite / DURATIONS)
-    paths = sorted(spec.suite.rglob("test_*.py"))
+    paths = sorted({*spec.suite.rglob("test_*.py"), *spec.suite.rglob("*_test.py")})
+    if not paths:
+        return [SuiteFile(spec, spec.suite, None)]
     return [SuiteFile(spec, path, listed.get(path.relative_to(spec.suite).as_posix())) for path in paths]
 
 
 def _estimated(files: list[SuiteFile]) -> list[SuiteFile]:
     """The files, those without a listed duration estimated from their size at the listed files' rate."""
     listed = [file for file in files if file.seconds is not None]
-    size = sum(file.path.stat().st_size for file in listed)
+    size = sum(_size(file.path) for file in listed)
     rate = sum(file.seconds or 0.0 for file in listed) / size if size else _SECONDS_PER_BYTE
-    return [
-        file if file.seconds is not None else SuiteFile(file.spec, file.path, file.path.stat().st_size * rate) for file in files
-    ]
+    return [file if file.seconds is not None else SuiteFile(file.spec, file.path, _size(file.path) * rate) for file in files]
+
+
+def _size(path: Path) -> int:
+    """Bytes of a test file, or of the Python files of a folder."""
+    return sum(file.stat().st_size for file in path.rglob("*.py")) if path.is_dir() else path.stat().st_size
 
 
 def _shard(load: list[SuiteFile], order: dict[str, int]) -> Shard:
