@@ -103,13 +103,13 @@ def _finish(child: _Child) -> SuiteRun:
     return SuiteRun(lines, exit_code, time.monotonic() - child.started, child.log)
 
 
-def _place(line: ResultLine, rank: dict[str, int]) -> tuple[int, str]:
-    """Where a line goes in the run's order: its spec's rank, then its test file (problems first)."""
+def _place(line: ResultLine, rank: dict[str, int]) -> tuple[int, tuple[str, ...]]:
+    """Where a line goes in the run's order: its spec's rank, then its file's path by folder, as pytest collects."""
     if isinstance(line, TestLine) and line.spec is not None:
-        return rank.get(line.spec, -1), line.id.partition("::")[0]
+        return rank.get(line.spec, -1), tuple(line.id.partition("::")[0].split("/"))
     if isinstance(line, CollectedLine) and line.requirements:
-        return rank.get(line.requirements[0].split("/")[0], -1), line.id.partition("::")[0]
-    return -1, ""
+        return rank.get(line.requirements[0].split("/")[0], -1), tuple(line.id.partition("::")[0].split("/"))
+    return -1, ()
 
 
 def _exit_code(codes: list[int]) -> int:
