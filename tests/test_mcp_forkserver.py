@@ -130,6 +130,15 @@ def test_killing_a_launcher_ends_its_forked_server(start: Start) -> None:
     assert gone(forked)
 
 
+def test_a_sigterm_to_a_launcher_is_its_forked_servers_to_handle(start: Start) -> None:
+    """A supervisor's SIGTERM to a launcher reaches the forked server, which ends as it chooses: the launcher's status."""
+    facts(start("first"))
+    second = start("second", TOY_ON_TERM="7")
+    assert facts(second)["pid"] != second.pid
+    second.send_signal(signal.SIGTERM)
+    assert second.wait(timeout=10) == 7
+
+
 def test_the_fork_server_ends_after_the_first_server_and_its_forks(state: Path, start: Start) -> None:
     """When every server has ended, the fork server stops listening and exits."""
     first = start("first")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import signal
 import socket
 import struct
 import sys
@@ -34,6 +35,7 @@ from ctxconform.reference.mcp._handover import (
     SOCKET_NAME,
     STARTED,
     SWITCH,
+    TERMINATE,
     decode_request,
     hand_over,
     receive,
@@ -243,8 +245,9 @@ def _detach_stdio() -> None:
 
 
 def _end_with_launcher(connection: socket.socket) -> None:
-    """End this server when its launcher's connection closes: the launcher was killed, so is its server."""
+    """Send this server the SIGTERM its launcher got; end it when the launcher's connection closes (killed: so is it)."""
     with contextlib.suppress(OSError):
-        while connection.recv(1):
-            pass
+        while chunk := connection.recv(1):
+            if chunk == TERMINATE:
+                os.kill(os.getpid(), signal.SIGTERM)
     os._exit(1)

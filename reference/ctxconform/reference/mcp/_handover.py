@@ -4,7 +4,8 @@ The launcher connects to `SOCKET_NAME` in the state directory and sends, with it
 SCM_RIGHTS, a four-byte length and the request: NUL-separated fields (the interpreter, this module's file, the working
 folder, the number of arguments, the arguments, then the environment as NAME=value), each as the operating system
 gave it (undecodable bytes travel as they are). The fork server answers `STARTED` once a server runs with them, and
-`EXITED` and the exit status when it ends.
+`EXITED` and the exit status when it ends. A SIGTERM the launcher gets meanwhile (a supervisor stopping it) goes on to
+the server as `TERMINATE`, so that the server ends as it would if it had been sent the signal itself.
 
 Every participant's server over mcp+stdio starts as a launcher, so this module imports only what the interpreter
 has built in or loaded already: `socket`, `json` and `struct` would cost each launcher about ten milliseconds more.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import _socket
 import array
+import importlib
 import os
 import sys
 
@@ -29,6 +31,7 @@ __all__ = [
     "SOCKET_NAME",
     "STARTED",
     "SWITCH",
+    "TERMINATE",
     "decode_request",
     "encode_request",
     "hand_over",
@@ -40,6 +43,7 @@ SOCKET_NAME: Final = ".ctxconform-mcp-forks"
 SWITCH: Final = "CTXCONFORM_FORKSERVER"
 STARTED: Final = b"S"
 EXITED: Final = b"X"
+TERMINATE: Final = b"T"
 HANDOVER_SECONDS: Final = 5.0
 LARGEST_REQUEST: Final = 4 * 1024 * 1024
 _LONGEST_ADDRESS: Final = 100  # bytes: AF_UNIX paths are limited to 104-108 bytes, depending on the system
@@ -122,9 +126,23 @@ def _hand_over(where: str, request: bytes) -> int | None:
         # From here the server owns the standard streams: whatever happens, it must not be started a second time.
         try:
             connection.settimeout(None)
+            _forward_sigterm(connection)
             message = receive(connection, 2)
         except OSError:
             return 1
         return message[1] if len(message) == 2 and message[:1] == EXITED else 1  # noqa: PLR2004 - marker and status
     finally:
         connection.close()
+
+
+def _forward_sigterm(connection: Any) -> None:
+    """On SIGTERM, ask the server to end (`signal` would load `enum`: the built-in `_signal` does the same here)."""
+
+    def forward(signum: int, frame: object) -> None:  # noqa: ARG001 - a signal handler's signature
+        try:  # noqa: SIM105 - contextlib would be one more import for every launcher
+            connection.send(TERMINATE)
+        except OSError:
+            pass  # the server has gone: its exit status, or the connection's end, is on its way
+
+    signals = importlib.import_module("_signal")
+    signals.signal(signals.SIGTERM, forward)

@@ -19,8 +19,9 @@ Folders come from ``--workspace-root`` / ``CTXCONFORM_WORKSPACE_ROOT`` and ``--t
 The other specs' handlers are opened on their first call, as the stdio server opens them: on the state directory
 ``CTXCONFORM_STATE_DIR`` with every ``CTXCONFORM_*`` variable as a start option (``CTXCONFORM_REPOSITORY`` is
 ``repository``, as the harness sets them) and ``--store`` as the store URL.
-Over stdio, a server started on a state directory where another already runs is forked from a process that has the MCP
-SDK imported (a fork server the first one started), not started afresh; ``CTXCONFORM_FORKSERVER=0`` turns that off.
+A server started on a state directory where another already runs (over stdio or HTTP) is forked from a process that
+has the MCP SDK imported (a fork server the first one started), not started afresh; ``CTXCONFORM_FORKSERVER=0`` turns
+that off.
 """
 
 from __future__ import annotations
@@ -63,8 +64,7 @@ Json = dict[str, Any]
 def main(argv: list[str] | None = None) -> int:
     """Parse options and serve MCP on stdin/stdout until the client closes it, or over HTTP with --http."""
     options = _parser().parse_args(argv)
-    if not options.http:
-        serve_forks(main, prepare=_prepare)
+    serve_forks(main, prepare=_prepare)
     log_to_stderr()
     shared = SharedContextConnection(
         options.participant or None, options.session, options.store, Path(os.environ.get("CTXCONFORM_STATE_DIR", "."))
