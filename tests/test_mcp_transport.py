@@ -83,3 +83,13 @@ def test_a_server_that_cannot_start_is_unavailable(tmp_path: Path) -> None:
     """A command that is not an MCP server makes the implementation unavailable, not a traceback."""
     with pytest.raises(ImplementationUnavailable, match="did not start"):
         started(f"{sys.executable} -c 'import sys; sys.exit(1)'", tmp_path, timeout=2)
+
+
+def test_the_reference_mcp_server_opens_no_telemetry_span_per_message(tmp_path: Path) -> None:
+    """The SDK's OpenTelemetry middleware (a no-op span per message without an exporter) is dropped; the rest stays."""
+    from ctxconform.reference.mcp import build_server  # noqa: PLC0415 - the SDK's import, for this test only
+    from ctxconform.reference.read_context import ReadContext  # noqa: PLC0415 - likewise
+
+    layers = [type(layer).__name__ for layer in build_server(ReadContext(tmp_path, tmp_path)).middleware]
+    assert "OpenTelemetryMiddleware" not in layers
+    assert "RequestStateBoundary" in layers

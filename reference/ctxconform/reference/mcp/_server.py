@@ -201,6 +201,9 @@ def build_over(state: ServerState, tokens: Tokens | None = None, url: str = "", 
         token_verifier=None if tokens is None else _ParticipantTokens(tokens),
         auth=None if tokens is None else _resource_server(url),
     )
+    # The SDK opens an OpenTelemetry span per message, a no-op until an exporter is installed but a twentieth of a
+    # call's server time; the reference installs none, and the SDK says to drop the middleware to opt out.
+    server.middleware[:] = [layer for layer in server.middleware if type(layer).__name__ != "OpenTelemetryMiddleware"]
 
     @server.tool(name="read_context")
     async def read_context_tool(image_id: str, ctx: Context) -> Json:
