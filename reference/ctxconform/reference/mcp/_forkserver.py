@@ -1,11 +1,11 @@
-"""A fork server for the MCP reference over stdio: the SDK imported once per state directory, later servers forked.
+"""A fork server for the MCP reference: the SDK imported once per state directory, later servers forked.
 
-Over mcp+stdio the harness starts one server per participant, all on one state directory, and each start spends over a
-second importing the MCP SDK. The first server on a state directory where nothing listens yet forks, before it starts
-any thread, a fork server listening on `SOCKET_NAME` in that directory. A later ``python -m ctxconform.reference.mcp``
-on the same directory connects to it and passes its standard streams, arguments, environment and working directory;
-the fork server forks a server that runs with them (`_handover` is the launcher's side), and the launcher waits and exits
-with that server's status.
+Over mcp+stdio the harness starts one server per participant, all on one state directory (over HTTP, a second
+instance), and each start spends over a second importing the MCP SDK. The first server on a state directory where
+nothing listens yet forks, before it starts any thread, a fork server listening on `SOCKET_NAME` in that directory. A
+later ``python -m ctxconform.reference.mcp`` on the same directory connects to it and passes its standard streams,
+arguments, environment and working directory (`_handover` is the launcher's side); the fork server forks a server that
+runs with them, and the launcher waits and exits with that server's status, passing on a SIGTERM it gets meanwhile.
 
 A forked server ends when its stdin closes, as any server does, and also when its launcher ends (killed: the
 connection closes). The fork server exits once the server that forked it and every server it forked have ended and no
@@ -23,7 +23,9 @@ import signal
 import socket
 import struct
 import sys
+import threading
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -57,8 +59,6 @@ def serve_forks(server: Server, prepare: Callable[[], None] | None = None) -> No
 
     `prepare` runs in the fork server before it serves: whatever it leaves in memory, every fork starts with.
     """
-    import threading  # noqa: PLC0415 - a server's path, not a launcher's
-
     where = socket_path(os.environ)
     if _forked or where is None or threading.active_count() != 1:
         return
@@ -174,9 +174,6 @@ class _ForkServer:
 
     def _become_server(self, connection: socket.socket, streams: list[int], request: dict[str, Any]) -> None:
         """In the fork: take the launcher's streams, arguments, environment and folder, run the server, report, exit."""
-        import threading  # noqa: PLC0415 - a server's path, not a launcher's
-        import traceback  # noqa: PLC0415 - likewise
-
         global _forked  # noqa: PLW0603 - this process is now a forked server
         _forked = True
         status = 1
