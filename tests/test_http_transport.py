@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +23,13 @@ import pytest
 from ctxconform.conformance.exceptions import (
     ConfigurationError,
     ImplementationCrashed,
+    ImplementationTimeout,
     ImplementationUnavailable,
     ProtocolViolation,
 )
 from ctxconform.conformance.transports._adapters import connect, parse_adapter
 from ctxconform.conformance.transports._implementation import Implementation
-from ctxconform.conformance.transports._shared_context_http import mint_token
+from ctxconform.conformance.transports._shared_context_http import MAX_BODY_BYTES, _Connection, mint_token
 from helpers import Cli, load_report, start_listening, stop_process
 
 SECRET = "test-secret"  # noqa: S105 - a test secret, shared with the child on purpose
@@ -345,6 +346,51 @@ def test_a_reply_that_is_not_json_is_a_protocol_violation(tmp_path: Path, monkey
         with pytest.raises(ProtocolViolation):
             transport.exchange({"type": "start", "protocol": 1, "state_dir": str(tmp_path)}, 5)
     finally:
+        fake.shutdown()
+        fake.server_close()
+
+
+class _Hostile(BaseHTTPRequestHandler):
+    """Answers GET / with the body the server's `body` names: one too large to hold, or one that trickles."""
+
+    def do_GET(self) -> None:
+        """Send the status line and headers at once, then the body as the server was told."""
+        self.send_response(200)
+        huge = MAX_BODY_BYTES + 1024 * 1024
+        self.send_header("Content-Length", str(huge if self.server.body == "huge" else 1000))  # type: ignore[attr-defined]
+        self.end_headers()
+        try:
+            if self.server.body == "huge":  # type: ignore[attr-defined]
+                block = b"x" * (1024 * 1024)
+                for _ in range(huge // len(block)):
+                    self.wfile.write(block)
+            else:  # a byte every tenth of a second: each read is quick, the whole never ends in time
+                for _ in range(1000):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(0.1)
+        except OSError:
+            pass  # the harness gave up on the answer and closed the connection: what the test expects
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        """Stay quiet."""
+
+
+@pytest.mark.parametrize(("body", "failure"), [("huge", ProtocolViolation), ("trickle", ImplementationTimeout)])
+def test_an_answer_too_large_or_too_slow_to_read_is_refused_in_time(body: str, failure: type[Exception]) -> None:
+    """A body over MAX_BODY_BYTES is PROTOCOL without holding it all; one that trickles is TIMEOUT at the call's deadline."""
+    fake = ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
+    fake.body = body  # type: ignore[attr-defined]
+    fake.daemon_threads = True
+    threading.Thread(target=fake.serve_forever, daemon=True).start()
+    connection = _Connection("127.0.0.1", fake.server_address[1])
+    try:
+        started = time.monotonic()
+        with pytest.raises(failure):
+            connection.request("GET", "/", None, {}, 2.0)
+        assert time.monotonic() - started < 10
+    finally:
+        connection.close()
         fake.shutdown()
         fake.server_close()
 

@@ -19,6 +19,7 @@ import hmac
 import http.client
 import json
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -36,6 +37,7 @@ from ctxconform.conformance.transports._served import ServedChild
 from ctxconform.conformance.transports._transport import Translator
 
 __all__ = [
+    "MAX_BODY_BYTES",
     "SharedContextHttpServeTransport",
     "SharedContextHttpTransport",
     "TokenFor",
@@ -49,6 +51,8 @@ TokenFor = Callable[[str], str | None]
 
 SPEC: Final = "shared-context"
 LIFECYCLE_OPS: Final = frozenset({"create_session", "archive_session", "delete_session"})
+MAX_BODY_BYTES: Final = 64 * 1024 * 1024  # the most one answer may take, as one stdio line
+_CHUNK: Final = 64 * 1024
 # Errors of a connection the server may have closed while it sat idle: worth one retry on a fresh connection.
 _STALE: Final = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
 
@@ -116,22 +120,25 @@ class _Connection:
         self._connection, self._reused = None, False
 
     def _once(self, method: str, path: str, body: bytes | None, headers: dict[str, str], timeout: float) -> tuple[int, bytes]:
+        deadline = time.monotonic() + timeout
         if self._connection is None:
             self._connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         connection = self._connection
-        connection.timeout = timeout
-        if connection.sock is not None:
-            connection.sock.settimeout(timeout)
         try:
+            _wait_at_most(connection, deadline)
             connection.request(method, path, body=body, headers=headers)
+            _wait_at_most(connection, deadline)
             response = connection.getresponse()
-            data = response.read()
+            data = _body(response, connection, deadline)
         except _STALE:
             self.close()
             raise
         except (OSError, http.client.HTTPException) as error:
             self.close()
             raise self._failure(error) from error
+        except ProtocolViolation:
+            self.close()  # the rest of the answer is still on the connection
+            raise
         self._reused = not response.will_close
         if response.will_close:
             self.close()
@@ -144,6 +151,32 @@ class _Connection:
         if isinstance(error, http.client.HTTPException) and not isinstance(error, http.client.RemoteDisconnected):
             return ProtocolViolation(f"not an HTTP answer from {where}: {type(error).__name__}: {error}")
         return ImplementationCrashed(f"{where}: {type(error).__name__}: {error}", detail=self._describe())
+
+
+def _wait_at_most(connection: http.client.HTTPConnection, deadline: float) -> None:
+    """Make the connection's next socket operations give up at `deadline`."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("the deadline has passed")
+    connection.timeout = left
+    if connection.sock is not None:
+        connection.sock.settimeout(left)
+
+
+def _body(response: http.client.HTTPResponse, connection: http.client.HTTPConnection, deadline: float) -> bytes:
+    """The whole body, read by the call's deadline (a trickle times out) and at most MAX_BODY_BYTES long."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        _wait_at_most(connection, deadline)
+        chunk = response.read1(_CHUNK)
+        if not chunk:
+            response.close()  # read1 does not, at the end of a Content-Length body: the next request would find it busy
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise ProtocolViolation(f"an answer longer than {MAX_BODY_BYTES >> 20} MiB, the most one message may take")
+        chunks.append(chunk)
 
 
 class SharedContextHttpTransport(Translator):
