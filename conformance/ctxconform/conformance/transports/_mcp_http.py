@@ -22,6 +22,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from ctxconform.conformance.exceptions import ImplementationErrored, ProtocolViolation
+from ctxconform.conformance.transports._http_deadline import wait_at_most
 from ctxconform.conformance.transports._mcp import McpTransport
 from ctxconform.conformance.transports._mcp_client import Channel, ChannelClosed, encode
 from ctxconform.conformance.transports._served import ServedChild
@@ -115,7 +116,7 @@ class HttpChannel:
         if "Mcp-Session-Id" in self._headers:
             with contextlib.suppress(OSError, http.client.HTTPException, TimeoutError):
                 connection, _ = self._open()
-                _wait_at_most(connection, time.monotonic() + min(timeout, 2.0))
+                wait_at_most(connection, time.monotonic() + min(timeout, 2.0))
                 connection.request("DELETE", self._path, headers=self._headers)
                 connection.getresponse().read(_CHUNK)
         self.close_connection()
@@ -126,7 +127,7 @@ class HttpChannel:
         for attempt in range(2):
             connection, reused = self._open()
             try:
-                _wait_at_most(connection, deadline)
+                wait_at_most(connection, deadline)
                 connection.request("POST", self._path, body=body, headers=self._headers)
                 response = connection.getresponse()
             except _STALE as error:
@@ -182,23 +183,13 @@ class HttpChannel:
         self._connection = None
 
 
-def _wait_at_most(connection: http.client.HTTPConnection, deadline: float) -> None:
-    """Make the connection's next socket operation give up at `deadline`."""
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError("the deadline has passed")
-    connection.timeout = left
-    if connection.sock is not None:
-        connection.sock.settimeout(left)
-
-
 def _chunks(
     response: http.client.HTTPResponse, connection: http.client.HTTPConnection | None, deadline: float
 ) -> Iterator[bytes]:
     """The body as it arrives, each read waiting at most until `deadline`."""
     while True:
         if connection is not None:
-            _wait_at_most(connection, deadline)
+            wait_at_most(connection, deadline)
         try:
             chunk = response.read1(_CHUNK)
         except TimeoutError:

@@ -33,6 +33,7 @@ from ctxconform.conformance.exceptions import (
     TransportFailure,
     Uncarriable,
 )
+from ctxconform.conformance.transports._http_deadline import wait_at_most
 from ctxconform.conformance.transports._served import ServedChild
 from ctxconform.conformance.transports._transport import Translator
 
@@ -125,9 +126,9 @@ class _Connection:
             self._connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         connection = self._connection
         try:
-            _wait_at_most(connection, deadline)
+            wait_at_most(connection, deadline)
             connection.request(method, path, body=body, headers=headers)
-            _wait_at_most(connection, deadline)
+            wait_at_most(connection, deadline)
             response = connection.getresponse()
             data = _body(response, connection, deadline)
         except _STALE:
@@ -153,22 +154,12 @@ class _Connection:
         return ImplementationCrashed(f"{where}: {type(error).__name__}: {error}", detail=self._describe())
 
 
-def _wait_at_most(connection: http.client.HTTPConnection, deadline: float) -> None:
-    """Make the connection's next socket operations give up at `deadline`."""
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError("the deadline has passed")
-    connection.timeout = left
-    if connection.sock is not None:
-        connection.sock.settimeout(left)
-
-
 def _body(response: http.client.HTTPResponse, connection: http.client.HTTPConnection, deadline: float) -> bytes:
     """The whole body, read by the call's deadline (a trickle times out) and at most MAX_BODY_BYTES long."""
     chunks: list[bytes] = []
     size = 0
     while True:
-        _wait_at_most(connection, deadline)
+        wait_at_most(connection, deadline)
         chunk = response.read1(_CHUNK)
         if not chunk:
             response.close()  # read1 does not, at the end of a Content-Length body: the next request would find it busy
