@@ -122,7 +122,9 @@ def run_mutant(name: str, options: MutationOptions) -> MutantOutcome:
     results = options.work_dir / f"mutant-{name}.jsonl"
     started = time.monotonic()
     selection = () if options.whole else mutant.breaks
-    arguments = [*_arguments(mutant.adapter, mutant.spec, selection, options), f"--ctxconform-results={results}"]
+    arguments = _arguments(
+        mutant.adapter, mutant.spec, selection, options, results=results, basetemp=options.work_dir / f"tmp-{name}"
+    )
     output = _pytest_in_process(arguments)
     tests = tests_in(read_lines(results), replay="")
     caught = [t for t in tests if t.verdict in BAD]
@@ -242,14 +244,24 @@ def _strongest(registry: Registry, ids: tuple[str, ...]) -> Level:
     return min(levels, key=LEVELS.index, default="MUST")
 
 
-def _arguments(adapter: str, spec: str, breaks: tuple[str, ...] | tuple[()], options: MutationOptions) -> list[str]:
+def _arguments(
+    adapter: str,
+    spec: str,
+    breaks: tuple[str, ...] | tuple[()],
+    options: MutationOptions,
+    *,
+    results: Path,
+    basetemp: Path,
+) -> list[str]:
     request = SuiteRequest.for_specs(
         [specs()[spec]],
         adapter=adapter,
+        results=results,
         requirements=breaks,
         timeout=options.timeout,
         seed=options.seed,
         profile=options.profile,
+        basetemp=basetemp,
     )
     return [*request.arguments(), "-q", "-p", "no:cacheprovider"]
 

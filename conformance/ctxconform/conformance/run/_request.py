@@ -60,6 +60,7 @@ class SuiteRequest:
     seed: int | None = None
     profile: str | None = None
     root: Path | None = None
+    basetemp: Path | None = None
 
     @classmethod
     def for_specs(cls, specs: tuple[Spec, ...] | list[Spec], **fields: object) -> SuiteRequest:
@@ -81,6 +82,9 @@ class SuiteRequest:
         args += ["-k", self.keyword] if self.keyword else []
         args += [f"--hypothesis-seed={self.seed}"] if self.seed is not None else []
         args += [f"--hypothesis-profile={self.profile}"] if self.profile else []
+        # pytest otherwise keeps temporary folders under the user's `pytest-of-USER`, and prunes that folder's older
+        # ones, another project's included: a run uses a folder of its own.
+        args += [f"--basetemp={self.basetemp}"] if self.basetemp else []
         return args
 
     def command(self, *extra: str) -> list[str]:

@@ -90,6 +90,7 @@ def _launch(adapter: Adapter, options: RunOptions, shard: Shard, name: str) -> _
     # Every child names its tests from the folder of the whole run, so a test's id does not depend on its group.
     root = SuiteRequest.for_specs(options.specs).rootdir
     request = replace(_request(adapter, replace(options, specs=shard.specs), results, root), suites=shard.paths)
+    request = replace(request, basetemp=options.work_dir / f"tmp-{name}")
     command = request.command("-q", "--no-header", "--tb=short")
     with log.open("w", encoding="utf-8") as out:
         process = subprocess.Popen(command, stdout=out, stderr=None if options.progress else out, env=request.environment())  # noqa: S603
