@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 import json
 import os
 from pathlib import Path
@@ -148,17 +147,3 @@ def test_a_run_in_three_children_reports_what_one_child_does(tmp_path: Path) -> 
     one, three = _tests(tmp_path / "r1"), _tests(tmp_path / "r3")
     assert len({test_id.split("/")[0] for test_id, _, _ in one}) == 3  # the tests of three suites ran
     assert three == one
-
-
-def test_a_run_keeps_its_temporary_folders_to_itself_and_prunes_nobody_elses(tmp_path: Path) -> None:
-    """A child's tmp_path lies in the run's own folder: other pytest runs' folders are neither pruned nor joined."""
-    root = tmp_path / "temp-root"
-    others = root / f"pytest-of-{getpass.getuser()}"
-    kept = [others / f"pytest-{n}" for n in range(1, 7)]
-    for folder in kept:
-        (folder / "data").mkdir(parents=True)
-    selection = ("--spec", "read-context", "--keyword", "test_reading_creates_and_changes_no_file")
-    done = Cli(tmp_path)("run", *selection, "--quiet", "--report-dir", "r", env={"PYTEST_DEBUG_TEMPROOT": str(root)})
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert _tests(tmp_path / "r")[0][1] == "PASS"  # the test that uses tmp_path ran
-    assert sorted(root.rglob("*")) == sorted([*kept, *(folder / "data" for folder in kept), others])

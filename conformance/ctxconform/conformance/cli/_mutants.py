@@ -24,6 +24,7 @@ from ctxconform.conformance.exceptions import ConfigurationError
 from ctxconform.conformance.judge._specs import resolve_specs
 from ctxconform.conformance.run._mutation import MutantOutcome, MutationOptions, MutationReport, mutation_report, run_mutants
 from ctxconform.conformance.run._profiles import PROFILES
+from ctxconform.conformance.run._request import SuiteRequest
 
 __all__ = ["add_parser"]
 
@@ -58,6 +59,8 @@ def _mutants(options: argparse.Namespace) -> int:
     folder = report_dir(options.report_dir)
     seed, profile = seed_of(options), profile_of(options)
     clock = time.monotonic()
+    # The mutants run pytest in this process and its workers: they get the environment a run gives its children.
+    os.environ.update(SuiteRequest.environment())
     with tempfile.TemporaryDirectory(prefix="ctxconform-mutants-") as work:
         run_options = MutationOptions(seed, profile, options.timeout, Path(work), whole=options.whole)
         outcomes = [_show_outcome(o, options.quiet) for o in run_mutants(names, run_options, min(options.jobs, len(names)))]
