@@ -354,7 +354,10 @@ class _Hostile(BaseHTTPRequestHandler):
     """Answers GET / with the body the server's `body` names: one too large to hold, or one that trickles."""
 
     def do_GET(self) -> None:
-        """Send the status line and headers at once, then the body as the server was told."""
+        """Send the status line and headers at once, then the body as the server was told; or trickle the headers."""
+        if self.server.body == "headers":  # type: ignore[attr-defined]
+            self._trickle_headers()
+            return
         self.send_response(200)
         huge = MAX_BODY_BYTES + 1024 * 1024
         self.send_header("Content-Length", str(huge if self.server.body == "huge" else 1000))  # type: ignore[attr-defined]
@@ -372,13 +375,27 @@ class _Hostile(BaseHTTPRequestHandler):
         except OSError:
             pass  # the harness gave up on the answer and closed the connection: what the test expects
 
+    def _trickle_headers(self) -> None:
+        """A header line every tenth of a second, 90 of them (under http.client's 100), then an empty answer."""
+        try:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            for n in range(90):
+                self.wfile.write(f"X-Slow-{n}: 1\r\n".encode())
+                self.wfile.flush()
+                time.sleep(0.1)
+            self.wfile.write(b"Content-Length: 0\r\n\r\n")
+        except OSError:
+            pass
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         """Stay quiet."""
 
 
-@pytest.mark.parametrize(("body", "failure"), [("huge", ProtocolViolation), ("trickle", ImplementationTimeout)])
+@pytest.mark.parametrize(
+    ("body", "failure"), [("huge", ProtocolViolation), ("trickle", ImplementationTimeout), ("headers", ImplementationTimeout)]
+)
 def test_an_answer_too_large_or_too_slow_to_read_is_refused_in_time(body: str, failure: type[Exception]) -> None:
-    """A body over MAX_BODY_BYTES is PROTOCOL without holding it all; one that trickles is TIMEOUT at the call's deadline."""
+    """A body over MAX_BODY_BYTES is PROTOCOL without holding it all; a body or headers that trickle are TIMEOUT in time."""
     fake = ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
     fake.body = body  # type: ignore[attr-defined]
     fake.daemon_threads = True
@@ -388,7 +405,7 @@ def test_an_answer_too_large_or_too_slow_to_read_is_refused_in_time(body: str, f
         started = time.monotonic()
         with pytest.raises(failure):
             connection.request("GET", "/", None, {}, 2.0)
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < 5  # the deadline is 2 s; the trickles would take 9 s and 100 s
     finally:
         connection.close()
         fake.shutdown()

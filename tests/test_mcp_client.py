@@ -469,6 +469,15 @@ def trickle(handler: FakeHandler) -> None:
             handler.wfile.write(byte)
 
 
+def trickle_headers(handler: FakeHandler) -> None:
+    """A status line, then a header line every 50 ms: each read is quick, the headers never end."""
+    with contextlib.suppress(OSError):
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+        for n, _ in enumerate(handler.every(b"")):
+            handler.wfile.write(f"X-Slow-{n}: 1\r\n".encode())
+            handler.wfile.flush()
+
+
 @pytest.mark.parametrize(
     "slow",
     [
@@ -476,8 +485,9 @@ def trickle(handler: FakeHandler) -> None:
         lambda handler, _request: handler.stream(handler.every(event(PROGRESS))),
         lambda handler, _request: handler.server.fake.stop.wait(10),
         lambda handler, _request: trickle(handler),
+        lambda handler, _request: trickle_headers(handler),
     ],
-    ids=["comments", "notifications", "no-headers", "json-body-never-complete"],
+    ids=["comments", "notifications", "no-headers", "json-body-never-complete", "headers-never-complete"],
 )
 def test_an_answer_that_never_comes_times_out_at_the_deadline(
     http_fake: FakeFactory, clients: ClientFactory, slow: Callable[[FakeHandler, Json], None]

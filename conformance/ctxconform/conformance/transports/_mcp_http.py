@@ -22,7 +22,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from ctxconform.conformance.exceptions import ImplementationErrored, ProtocolViolation
-from ctxconform.conformance.transports._http_deadline import wait_at_most
+from ctxconform.conformance.transports._http_deadline import DeadlineConnection
 from ctxconform.conformance.transports._mcp import McpTransport
 from ctxconform.conformance.transports._mcp_client import Channel, ChannelClosed, encode
 from ctxconform.conformance.transports._served import ServedChild
@@ -76,7 +76,7 @@ class HttpChannel:
         self._host, self._port = parts.hostname, parts.port or 80
         self._path = parts.path + (f"?{parts.query}" if parts.query else "") or "/"
         self._headers = {"Accept": _ACCEPT, "Content-Type": "application/json", **headers}
-        self._connection: http.client.HTTPConnection | None = None
+        self._connection: DeadlineConnection | None = None
         self._streaming = False  # an answer's event stream is being read on the connection
 
     def request(self, message: Json, deadline: float) -> Generator[object, None, None]:
@@ -84,7 +84,7 @@ class HttpChannel:
         response = self._post(message, deadline)
         self._streaming = True
         try:
-            yield from self._messages(response, deadline)
+            yield from self._messages(response)
         finally:
             self._streaming = False
             if not response.isclosed():  # an event stream left open: this connection cannot carry another request
@@ -104,7 +104,7 @@ class HttpChannel:
                 aside.close_connection()
             return
         response = self._post(message, deadline)
-        for _ in _chunks(response, self._connection, deadline):
+        for _ in _chunks(response):
             pass
 
     def negotiated(self, version: str) -> None:
@@ -116,7 +116,7 @@ class HttpChannel:
         if "Mcp-Session-Id" in self._headers:
             with contextlib.suppress(OSError, http.client.HTTPException, TimeoutError):
                 connection, _ = self._open()
-                wait_at_most(connection, time.monotonic() + min(timeout, 2.0))
+                connection.by(time.monotonic() + min(timeout, 2.0))
                 connection.request("DELETE", self._path, headers=self._headers)
                 connection.getresponse().read(_CHUNK)
         self.close_connection()
@@ -127,7 +127,7 @@ class HttpChannel:
         for attempt in range(2):
             connection, reused = self._open()
             try:
-                wait_at_most(connection, deadline)
+                connection.by(deadline)
                 connection.request("POST", self._path, body=body, headers=self._headers)
                 response = connection.getresponse()
             except _STALE as error:
@@ -147,22 +147,22 @@ class HttpChannel:
             return response
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _open(self) -> tuple[http.client.HTTPConnection, bool]:
+    def _open(self) -> tuple[DeadlineConnection, bool]:
         """The kept-alive connection, unless the server has closed it, else a new one; and whether it is reused."""
         connection = self._connection
         if connection is not None and connection.sock is not None and not _readable(connection.sock):
             return connection, True
         self.close_connection()
-        self._connection = http.client.HTTPConnection(self._host, self._port)
+        self._connection = DeadlineConnection(self._host, self._port)
         return self._connection, False
 
-    def _messages(self, response: http.client.HTTPResponse, deadline: float) -> Iterator[object]:
+    def _messages(self, response: http.client.HTTPResponse) -> Iterator[object]:
         """The JSON-RPC messages of an answer: a JSON body, or the events of an event stream."""
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if kind == "text/event-stream" and response.status < 300:  # noqa: PLR2004
-            yield from _events(_chunks(response, self._connection, deadline))
+            yield from _events(_chunks(response))
             return
-        body = b"".join(_bounded(_chunks(response, self._connection, deadline)))
+        body = b"".join(_bounded(_chunks(response)))
         if not body.strip() and response.status < 300:  # noqa: PLR2004 - 200 or 202 with nothing: no answer here
             return
         try:
@@ -183,13 +183,9 @@ class HttpChannel:
         self._connection = None
 
 
-def _chunks(
-    response: http.client.HTTPResponse, connection: http.client.HTTPConnection | None, deadline: float
-) -> Iterator[bytes]:
-    """The body as it arrives, each read waiting at most until `deadline`."""
+def _chunks(response: http.client.HTTPResponse) -> Iterator[bytes]:
+    """The body as it arrives, by the deadline of the call on the response's connection."""
     while True:
-        if connection is not None:
-            wait_at_most(connection, deadline)
         try:
             chunk = response.read1(_CHUNK)
         except TimeoutError:

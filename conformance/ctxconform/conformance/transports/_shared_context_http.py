@@ -33,7 +33,7 @@ from ctxconform.conformance.exceptions import (
     TransportFailure,
     Uncarriable,
 )
-from ctxconform.conformance.transports._http_deadline import wait_at_most
+from ctxconform.conformance.transports._http_deadline import DeadlineConnection
 from ctxconform.conformance.transports._served import ServedChild
 from ctxconform.conformance.transports._transport import Translator
 
@@ -98,7 +98,7 @@ class _Connection:
     def __init__(self, host: str, port: int, describe: Callable[[], str] = lambda: "") -> None:
         self.host, self.port = host, port
         self._describe = describe
-        self._connection: http.client.HTTPConnection | None = None
+        self._connection: DeadlineConnection | None = None
         self._reused = False
 
     def request(self, method: str, path: str, body: bytes | None, headers: dict[str, str], timeout: float) -> tuple[int, bytes]:
@@ -123,14 +123,13 @@ class _Connection:
     def _once(self, method: str, path: str, body: bytes | None, headers: dict[str, str], timeout: float) -> tuple[int, bytes]:
         deadline = time.monotonic() + timeout
         if self._connection is None:
-            self._connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+            self._connection = DeadlineConnection(self.host, self.port, timeout=timeout)
         connection = self._connection
         try:
-            wait_at_most(connection, deadline)
+            connection.by(deadline)
             connection.request(method, path, body=body, headers=headers)
-            wait_at_most(connection, deadline)
             response = connection.getresponse()
-            data = _body(response, connection, deadline)
+            data = _body(response)
         except _STALE:
             self.close()
             raise
@@ -154,12 +153,11 @@ class _Connection:
         return ImplementationCrashed(f"{where}: {type(error).__name__}: {error}", detail=self._describe())
 
 
-def _body(response: http.client.HTTPResponse, connection: http.client.HTTPConnection, deadline: float) -> bytes:
-    """The whole body, read by the call's deadline (a trickle times out) and at most MAX_BODY_BYTES long."""
+def _body(response: http.client.HTTPResponse) -> bytes:
+    """The whole body, read by the call's deadline (the connection's: a trickle times out), at most MAX_BODY_BYTES long."""
     chunks: list[bytes] = []
     size = 0
     while True:
-        wait_at_most(connection, deadline)
         chunk = response.read1(_CHUNK)
         if not chunk:
             response.close()  # read1 does not, at the end of a Content-Length body: the next request would find it busy
