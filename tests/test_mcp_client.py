@@ -25,7 +25,7 @@ from ctxconform.conformance.exceptions import (
     Uncarriable,
 )
 from ctxconform.conformance.judge._specs import start_options
-from ctxconform.conformance.transports import _mcp_http
+from ctxconform.conformance.transports import _http_deadline, _mcp_http
 from ctxconform.conformance.transports._mcp import SDK_CANNOT_PARSE, StdioChannel
 from ctxconform.conformance.transports._mcp_client import ChannelClosed, McpClient, RpcError
 from ctxconform.conformance.transports._mcp_http import HttpChannel
@@ -518,7 +518,8 @@ def test_an_answer_larger_than_the_limit_is_a_protocol_violation(
     http_fake: FakeFactory, clients: ClientFactory, monkeypatch: pytest.MonkeyPatch, big: Callable[[FakeHandler, Json], None]
 ) -> None:
     """A body, an event or an endless line past MAX_BODY_BYTES is PROTOCOL, before the deadline."""
-    monkeypatch.setattr(_mcp_http, "MAX_BODY_BYTES", 2048)
+    for module in (_http_deadline, _mcp_http):  # bodies are bounded in the one, events in the other
+        monkeypatch.setattr(module, "MAX_BODY_BYTES", 2048)
     client = clients(http_fake(big))
     started = time.monotonic()
     with pytest.raises(ProtocolViolation):
@@ -530,7 +531,8 @@ def test_the_size_limit_is_per_event_not_per_stream(
     http_fake: FakeFactory, clients: ClientFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Many small notifications that together pass MAX_BODY_BYTES, then the answer, are fine: the limit bounds one message."""
-    monkeypatch.setattr(_mcp_http, "MAX_BODY_BYTES", 2048)
+    for module in (_http_deadline, _mcp_http):  # bodies are bounded in the one, events in the other
+        monkeypatch.setattr(module, "MAX_BODY_BYTES", 2048)
     note = event({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "n" * 100}})
 
     def on_call(handler: FakeHandler, request: Json) -> None:

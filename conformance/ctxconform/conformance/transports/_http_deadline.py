@@ -1,4 +1,4 @@
-"""An HTTP connection bound by a call's deadline: every socket operation of the call, and the answer as a whole."""
+"""HTTP answers bounded: in time by the call's deadline (every socket operation, the answer as a whole), and in size."""
 
 from __future__ import annotations
 
@@ -7,9 +7,16 @@ import io
 import math
 import socket
 import time
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Final
 
-__all__ = ["DeadlineConnection"]
+from ctxconform.conformance.exceptions import ProtocolViolation
+
+__all__ = ["MAX_BODY_BYTES", "DeadlineConnection", "bounded", "chunks"]
+
+MAX_BODY_BYTES: Final = 64 * 1024 * 1024
+"""The most one answer (or one event of a stream) may take, as one stdio line."""
+_CHUNK: Final = 1 << 16
 
 
 class DeadlineConnection(http.client.HTTPConnection):
@@ -75,3 +82,20 @@ def _left(deadline: float) -> float:
     if left <= 0:
         raise TimeoutError("the deadline has passed")
     return left
+
+
+def chunks(response: http.client.HTTPResponse) -> Iterator[bytes]:
+    """A response's body as it arrives (by its connection's deadline); the response is closed once the body is read."""
+    while chunk := response.read1(_CHUNK):
+        yield chunk
+    response.close()  # read1 does not, at the end of a Content-Length body: the next request would find it busy
+
+
+def bounded(pieces: Iterator[bytes]) -> Iterator[bytes]:
+    """The pieces, until together they pass MAX_BODY_BYTES: ProtocolViolation then, before the next is held."""
+    size = 0
+    for piece in pieces:
+        size += len(piece)
+        if size > MAX_BODY_BYTES:
+            raise ProtocolViolation(f"an answer longer than {MAX_BODY_BYTES >> 20} MiB, the most one message may take")
+        yield piece

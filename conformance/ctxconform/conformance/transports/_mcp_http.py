@@ -22,7 +22,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from ctxconform.conformance.exceptions import ImplementationErrored, ProtocolViolation
-from ctxconform.conformance.transports._http_deadline import DeadlineConnection
+from ctxconform.conformance.transports._http_deadline import MAX_BODY_BYTES, DeadlineConnection, bounded, chunks
 from ctxconform.conformance.transports._mcp import McpTransport
 from ctxconform.conformance.transports._mcp_client import Channel, ChannelClosed, encode
 from ctxconform.conformance.transports._served import ServedChild
@@ -32,7 +32,6 @@ __all__ = ["MAX_BODY_BYTES", "HttpChannel", "McpHttpServeTransport", "McpHttpTra
 
 Json = dict[str, Any]
 SYSTEM: Final = "system"
-MAX_BODY_BYTES: Final = 64 * 1024 * 1024  # the most one answer or one event may take, as one stdio line
 _ACCEPT: Final = "application/json, text/event-stream"
 _CHUNK: Final = 1 << 16
 _STALE: Final = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
@@ -162,7 +161,7 @@ class HttpChannel:
         if kind == "text/event-stream" and response.status < 300:  # noqa: PLR2004
             yield from _events(_chunks(response))
             return
-        body = b"".join(_bounded(_chunks(response)))
+        body = b"".join(bounded(_chunks(response)))
         if not body.strip() and response.status < 300:  # noqa: PLR2004 - 200 or 202 with nothing: no answer here
             return
         try:
@@ -184,27 +183,13 @@ class HttpChannel:
 
 
 def _chunks(response: http.client.HTTPResponse) -> Iterator[bytes]:
-    """The body as it arrives, by the deadline of the call on the response's connection."""
-    while True:
-        try:
-            chunk = response.read1(_CHUNK)
-        except TimeoutError:
-            raise
-        except (OSError, http.client.HTTPException) as error:
-            raise ChannelClosed(f"the answer broke off: {type(error).__name__}: {error}") from error
-        if not chunk:
-            response.close()  # the body is read: the connection can carry the next request
-            return
-        yield chunk
-
-
-def _bounded(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    size = 0
-    for chunk in chunks:
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise ProtocolViolation(f"an answer longer than {MAX_BODY_BYTES >> 20} MiB, the most one message may take")
-        yield chunk
+    """The body as it arrives, by the call's deadline; an answer broken off closes the channel."""
+    try:
+        yield from chunks(response)
+    except TimeoutError:
+        raise
+    except (OSError, http.client.HTTPException) as error:
+        raise ChannelClosed(f"the answer broke off: {type(error).__name__}: {error}") from error
 
 
 def _events(chunks: Iterator[bytes]) -> Iterator[object]:

@@ -33,7 +33,7 @@ from ctxconform.conformance.exceptions import (
     TransportFailure,
     Uncarriable,
 )
-from ctxconform.conformance.transports._http_deadline import DeadlineConnection
+from ctxconform.conformance.transports._http_deadline import MAX_BODY_BYTES, DeadlineConnection, bounded, chunks
 from ctxconform.conformance.transports._served import ServedChild
 from ctxconform.conformance.transports._transport import Translator
 
@@ -52,8 +52,6 @@ TokenFor = Callable[[str], str | None]
 
 SPEC: Final = "shared-context"
 LIFECYCLE_OPS: Final = frozenset({"create_session", "archive_session", "delete_session"})
-MAX_BODY_BYTES: Final = 64 * 1024 * 1024  # the most one answer may take, as one stdio line
-_CHUNK: Final = 64 * 1024
 # Errors of a connection the server may have closed while it sat idle: worth one retry on a fresh connection.
 _STALE: Final = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
 
@@ -154,18 +152,8 @@ class _Connection:
 
 
 def _body(response: http.client.HTTPResponse) -> bytes:
-    """The whole body, read by the call's deadline (the connection's: a trickle times out), at most MAX_BODY_BYTES long."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = response.read1(_CHUNK)
-        if not chunk:
-            response.close()  # read1 does not, at the end of a Content-Length body: the next request would find it busy
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise ProtocolViolation(f"an answer longer than {MAX_BODY_BYTES >> 20} MiB, the most one message may take")
-        chunks.append(chunk)
+    """The whole body, read by the call's deadline (a trickle times out), at most MAX_BODY_BYTES long."""
+    return b"".join(bounded(chunks(response)))
 
 
 class SharedContextHttpTransport(Translator):
