@@ -167,6 +167,17 @@ def test_an_answer_is_a_copy_whatever_thread_calls(opened: Opener) -> None:
     assert answer is not message
 
 
+@pytest.fixture
+def sigint(request: pytest.FixtureRequest) -> Iterator[None]:
+    """SIGINT as the test's parameter sets it (Python's KeyboardInterrupt, or ignored), whatever this process inherited."""
+    # A process a shell starts in the background without job control inherits SIGINT ignored.
+    before = signal.signal(signal.SIGINT, request.param)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.parametrize("sigint", [signal.default_int_handler], indirect=True)
+@pytest.mark.usefixtures("sigint")  # set up before `opened`, so the transport opens with it in place
 def test_ctrl_c_during_a_call_stops_the_run_instead_of_erroring_the_implementation(opened: Opener) -> None:
     """A SIGINT arriving while the implementation works is the user's Ctrl-C: a KeyboardInterrupt, not ERRORED."""
 
@@ -182,3 +193,20 @@ def test_ctrl_c_during_a_call_stops_the_run_instead_of_erroring_the_implementati
     with pytest.raises(KeyboardInterrupt) as raised:
         opened(CtrlCArrives).exchange({"type": "call", "seq": 1}, 10)
     assert not isinstance(raised.value.__cause__, ImplementationErrored)
+
+
+@pytest.mark.parametrize("sigint", [signal.SIG_IGN], indirect=True)
+@pytest.mark.usefixtures("sigint")
+def test_an_ignored_sigint_stays_ignored_while_a_call_runs(opened: Opener) -> None:
+    """Where SIGINT is ignored (a run started in the background), the transport leaves it so: a SIGINT changes nothing."""
+
+    class SigintArrives:
+        """A SIGINT reaches the process while this call runs."""
+
+        def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+            """Receive SIGINT, then answer."""
+            os.kill(os.getpid(), signal.SIGINT)
+            return {"seq": message["seq"]}
+
+    assert opened(SigintArrives).exchange({"type": "call", "seq": 7}, 10) == {"seq": 7}
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
