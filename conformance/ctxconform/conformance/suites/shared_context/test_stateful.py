@@ -70,7 +70,12 @@ class Model:
     deleted_elsewhere: set[str] = field(default_factory=set)  # keys deleted in another session since written here
 
     def tokens(self) -> int:
-        """The store's token total."""
+        """The store's token total.
+
+        Every value the machine writes is 4 characters or a multiple of 4 long, so every count 8.2 allows (len / 4
+        rounded down, up or to nearest, or at least 1) is this one: a store the model fills to exactly 10,000 tokens
+        is full under all of them, not one token over under some.
+        """
         return sum(len(value) // 4 for value, _, _ in self.entries.values())
 
     def total_after(self, key: str, tokens: int) -> int:
@@ -247,7 +252,7 @@ class SharedContextMachine(RuleBasedStateMachine):
         model = self.models.get(session_id)
         gone = sorted(model.deleted.keys() - model.entries.keys()) if model is not None else []
         if gone:
-            self.write_and_compare(session_id, ORCHESTRATOR, data.draw(st.sampled_from(gone), label="key"), "again")
+            self.write_and_compare(session_id, ORCHESTRATOR, data.draw(st.sampled_from(gone), label="key"), "anew")
 
     # --- reads and deletes ------------------------------------------------------------------------
 
@@ -347,7 +352,7 @@ class SharedContextMachine(RuleBasedStateMachine):
         self.write_and_compare(first, SUBAGENT, "k1", "w" * 8)  # an overwrite of another participant's write
         self.write_and_compare(second, ORCHESTRATOR, "k1", "s" * 8)
         self.read_key(first, ORCHESTRATOR, "k1")
-        self.write_and_compare(first, SUBAGENT, "s1", "finding")
+        self.write_and_compare(first, SUBAGENT, "s1", "findings")
         self.write_and_compare(first, ORCHESTRATOR, "k2", "v" * 8)  # the subagent has completed
         self.read_key(first, ORCHESTRATOR, "s1")
         self.delete_key(first, ORCHESTRATOR, "k2")
