@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ctxconform.conformance.exceptions import ImplementationErrored, ImplementationTimeout
+from ctxconform.conformance.transports import _inprocess
 from ctxconform.conformance.transports._inprocess import InProcessTransport, _Signals
 
 
@@ -168,9 +169,14 @@ def test_an_answer_is_a_copy_whatever_thread_calls(opened: Opener) -> None:
 
 
 @pytest.fixture
-def sigint(request: pytest.FixtureRequest) -> Iterator[None]:
-    """SIGINT as the test's parameter sets it (Python's KeyboardInterrupt, or ignored), whatever this process inherited."""
+def sigint(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """SIGINT as the test's parameter sets it (Python's KeyboardInterrupt, or ignored), whatever this process inherited.
+
+    The transports get handlers of their own for the test: one another test left open would have saved SIGINT as
+    it was then, and keep it.
+    """
     # A process a shell starts in the background without job control inherits SIGINT ignored.
+    monkeypatch.setattr(_inprocess, "_SIGNALS", _Signals())
     before = signal.signal(signal.SIGINT, request.param)
     yield
     signal.signal(signal.SIGINT, before)
