@@ -59,6 +59,8 @@ HUGE = 1_000_000
 def huge_text(size: int) -> str:
     """`size` x's: built when drawn, so hypothesis never prints a megabyte when it describes the strategy."""
     return "x" * size
+
+
 LONE_SURROGATES = ["\ud800", "a\udfffb"]
 
 
