@@ -355,15 +355,16 @@ class _Hostile(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         """Send the status line and headers at once, then the body as the server was told; or trickle the headers."""
-        if self.server.body == "headers":  # type: ignore[attr-defined]
+        body: str = self.server.body  # type: ignore[attr-defined]
+        if body == "headers":
             self._trickle_headers()
             return
         self.send_response(200)
         huge = MAX_BODY_BYTES + 1024 * 1024
-        self.send_header("Content-Length", str(huge if self.server.body == "huge" else 1000))  # type: ignore[attr-defined]
+        self.send_header("Content-Length", str(huge if body == "huge" else 1000))
         self.end_headers()
         try:
-            if self.server.body == "huge":  # type: ignore[attr-defined]
+            if body == "huge":
                 block = b"x" * (1024 * 1024)
                 for _ in range(huge // len(block)):
                     self.wfile.write(block)
