@@ -20,6 +20,7 @@ import pytest
 
 from ctxconform.reference import Reference
 from ctxconform.reference._sqlite import Database
+from ctxconform.reference._wal_index import WalIndex
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.shared_context import Entry, MemoryStore, SharedContext, SQLiteStore, open_store
 from ctxconform.reference.shared_context._store import ReadConflict
@@ -112,6 +113,61 @@ def test_a_write_through_another_connection_is_seen_by_the_next_read(tmp_path: P
         "version": 2,
     }
     assert [meta["version"] for meta in service.handle("s", "o", {"action": "list_keys"})["keys"]] == [2]
+
+
+def test_a_read_with_no_commit_since_asks_sqlite_nothing(tmp_path: Path) -> None:
+    """Once a read has checked the file, the next read finds the commit mark unchanged and runs no statement."""
+    store = SQLiteStore(tmp_path / "sc.sqlite3")
+    service = SharedContext(store)
+    service.create_session("s")
+    service.handle("s", "o", {"action": "write", "key": "k", "value": "mine"})
+    service.handle("s", "o", {"action": "read", "key": "k"})
+    statements: list[str] = []
+    store._database.connection.set_trace_callback(statements.append)
+    assert service.handle("s", "o", {"action": "read", "key": "k"})["value"] == "mine"
+    assert statements == []
+
+
+@pytest.mark.parametrize("marks", ["read", "unreadable"])
+def test_every_commit_by_another_connection_is_seen_by_the_reads_after_it(
+    tmp_path: Path, marks: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reads repeated between another connection's commits (checkpoints and WAL restarts among them) answer the latest.
+
+    With the commit mark unreadable, every read asks SQLite instead, with the same answers.
+    """
+    if marks == "unreadable":
+        monkeypatch.setattr(WalIndex, "mark", lambda self: None)  # noqa: ARG005
+    database = tmp_path / "sc.sqlite3"
+    service = SharedContext(SQLiteStore(database))
+    service.create_session("s")
+    other = SharedContext(SQLiteStore(database))
+    for version in range(1, 31):
+        other.handle("s", "w", {"action": "write", "key": "k", "value": f"value {version}"})
+        if version % 7 == 0:
+            sqlite3.connect(database).execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        for _ in range(3):
+            assert service.handle("s", "o", {"action": "read", "key": "k"})["version"] == version
+            assert service.handle("s", "o", {"action": "list_keys"})["keys"][0]["version"] == version
+
+
+def test_the_commit_mark_is_none_unless_the_wal_index_reads_as_sqlite_writes_it(tmp_path: Path) -> None:
+    """No file, a short one, two copies that differ or an unknown version: no mark, so the store asks SQLite."""
+    database = tmp_path / "x.sqlite3"
+    assert WalIndex(database).mark() is None
+    header = (3007000).to_bytes(4, sys.byteorder) + bytes(8) + b"\x01" + bytes(35)
+    for content, expected in [
+        (header + header, header),
+        (header, None),
+        (header + header[:-1] + b"\x02", None),
+        (bytes(4) + header[4:] + bytes(4) + header[4:], None),
+        (header[:12] + b"\x00" + header[13:] + header[:12] + b"\x00" + header[13:], None),
+    ]:
+        Path(f"{database}-shm").write_bytes(content)
+        index = WalIndex(database)
+        assert index.mark() == expected
+        index.close()
+        assert index.mark() is None
 
 
 def test_a_step_that_raises_leaves_the_store_and_its_reads_as_they_were(tmp_path: Path) -> None:

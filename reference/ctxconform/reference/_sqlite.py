@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from ctxconform.reference._wal_index import WalIndex
 from ctxconform.reference.exceptions import StoreError
 
 __all__ = ["SYNCHRONOUS", "Database", "Step"]
@@ -82,6 +83,7 @@ class Database:
             raise StoreError(f"sqlite:///{path}", message) from error
         self.connection = self._db
         """The connection steps run on; only the thread holding a step may use it."""
+        self._index = WalIndex(path)  # opened while the connection is: SQLite keeps the file for as long
         self._on_abort = on_abort
         self._turn = threading.Lock()  # held by the one thread running a step on the connection
         self._owner = 0  # the thread holding the turn for a step (0: none), so close() from inside a step cannot wait on itself
@@ -107,6 +109,10 @@ class Database:
         """Run one atomic step on the connection: committed when the block ends, rolled back if it raises."""
         with Step(self, write=True) as step:
             yield step.db
+
+    def commit_mark(self) -> bytes | None:
+        """A value that changes whenever any connection commits to the file (None: unknown, ask SQLite)."""
+        return self._index.mark()
 
     def step(self, *, write: bool = True) -> Step:
         """An atomic step; one that does not write (`write=False`) opens no transaction itself unless it joins a group."""
@@ -216,6 +222,7 @@ class Database:
             if self._group is not None:
                 self._commit_locked(self._group)
             self._db.close()
+            self._index.close()
         finally:
             self._turn.release()
 
@@ -335,6 +342,8 @@ class Database:
             raise StoreError(f"sqlite:///{self.path}", message) from error
         self._db = self.connection = db
         self._lost = None
+        self._index.close()  # the old file may be gone with the old connection (SQLite deletes it after the last one)
+        self._index = WalIndex(self.path)
 
     def _signal(self, group: _Group) -> None:
         with self._state:

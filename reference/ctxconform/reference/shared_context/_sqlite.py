@@ -100,13 +100,21 @@ class _Cache:
     def __init__(self) -> None:
         self.sessions: dict[str, _Cached] = {}
         self.version = -1
+        self._mark: bytes | None = None  # the file's commit mark when the version was last asked for
 
-    def check(self, db: sqlite3.Connection) -> int:
-        """Forget everything if another connection has committed since the last check; return the data_version."""
+    def check(self, db: sqlite3.Connection, mark: bytes | None, *, pin: bool = False) -> int:
+        """Forget everything if another connection has committed since the last check; return the data_version.
+
+        `mark` is the file's commit mark read just now: equal to the last one, it says nobody committed since,
+        without asking SQLite; unless asked to `pin` (start the read transaction the step goes on reading in).
+        """
+        if not pin and mark is not None and mark == self._mark:
+            return self.version
         version: int = db.execute("PRAGMA data_version").fetchone()[0]
         if version != self.version:
             self.sessions.clear()
             self.version = version
+        self._mark = mark  # read before asking: a commit in between changes the mark, so the next check asks again
         return version
 
     def forget(self) -> None:
@@ -146,7 +154,7 @@ class _SQLiteTransaction(Step):
         try:
             self._database.enter(self)
             if self.fresh:
-                self._cache.check(self.db)
+                self._cache.check(self.db, self._database.commit_mark())
         except BaseException:
             self._database.leave(self, failed=True)  # a no-op unless the step holds the connection
             raise
@@ -264,7 +272,7 @@ class _SQLiteTransaction(Step):
         before = self._cache.version
         self.db.execute("BEGIN")  # a read on its own: pin one snapshot for the rest of the step
         self.began = True
-        if self._cache.check(self.db) != before and self._served:
+        if self._cache.check(self.db, self._database.commit_mark(), pin=True) != before and self._served:
             raise ReadConflict("another connection committed while this step was reading; read again")
         return self.db
 
