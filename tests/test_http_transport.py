@@ -198,6 +198,90 @@ def test_the_server_survives_a_client_that_disconnects_mid_request(server: Serve
     assert server.process.poll() is None
 
 
+def exchange(server: Server, data: bytes, answers: int = 1) -> list[bytes]:
+    """Send raw bytes on one connection and read `answers` whole responses (head and body), or until it closes."""
+    replies: list[bytes] = []
+    with socket.create_connection((server.host, server.port), timeout=10) as raw:
+        raw.sendall(data)
+        received = b""
+        while len(replies) < answers:
+            head_end = received.find(b"\r\n\r\n")
+            if head_end >= 0:
+                length = int(
+                    next(
+                        (
+                            line.split(b":")[1]
+                            for line in received[:head_end].split(b"\r\n")
+                            if line.lower().startswith(b"content-length:")
+                        ),
+                        b"0",
+                    )
+                )
+                if len(received) >= head_end + 4 + length:
+                    replies.append(received[: head_end + 4 + length])
+                    received = received[head_end + 4 + length :]
+                    continue
+            chunk = raw.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    return replies
+
+
+def test_pipelined_requests_on_one_connection_are_answered_in_order(server: Server) -> None:
+    """Requests sent back to back, before any answer, are each answered, in the order sent."""
+    path = new_session(server, "pipelined").encode()
+    token = f"Bearer {mint_token(SECRET, 'orchestrator')}".encode()
+    requests = b"".join(
+        b"POST %s HTTP/1.1\r\nAuthorization: %s\r\nContent-Length: %d\r\n\r\n%s" % (path, token, len(body), body)
+        for body in (json.dumps({"action": "write", "key": f"k{n}", "value": str(n)}).encode() for n in range(5))
+    )
+    replies = exchange(server, requests, answers=5)
+    assert [json.loads(reply.partition(b"\r\n\r\n")[2])["result"]["key"] for reply in replies] == [f"k{n}" for n in range(5)]
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status"),
+    [
+        (b"GET / HTTP/2.0\r\n\r\n", b"505"),
+        (b"DELETE / HTTP/1.1\r\n\r\n", b"405"),
+        (b"GET / HTTP/1.1\r\nX: " + b"y" * 70_000 + b"\r\n\r\n", b"431"),
+        (b"POST /create_session HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", b"501"),
+        (b"nonsense\r\n\r\n", b"400"),
+    ],
+)
+def test_a_request_the_server_does_not_serve_gets_a_json_error_and_the_server_goes_on(
+    server: Server, request_bytes: bytes, status: bytes
+) -> None:
+    """An unknown version or method, a head too long, a chunked body or garbage: the status that says so, in JSON."""
+    (reply,) = exchange(server, request_bytes)
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == status
+    assert json.loads(body)["error"]["code"] == "INVALID_REQUEST"
+    assert server.request("GET", "/")[0] == 200
+
+
+def test_a_client_expecting_100_continue_is_told_to_send_its_body(server: Server) -> None:
+    """With Expect: 100-continue the server says 100 Continue before the body arrives, then answers the request."""
+    body = json.dumps({"session_id": "continued"}).encode()
+    token = f"Bearer {mint_token(SECRET, 'system')}".encode()
+    with socket.create_connection((server.host, server.port), timeout=10) as raw:
+        raw.sendall(
+            b"POST /create_session HTTP/1.1\r\nAuthorization: %s\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n"
+            % (token, len(body))
+        )
+        assert raw.recv(65536) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        raw.sendall(body)
+        assert raw.recv(65536).startswith(b"HTTP/1.1 200 OK\r\n")
+
+
+def test_an_http_1_0_request_is_answered_and_the_connection_closed(server: Server) -> None:
+    """An HTTP/1.0 client, which does not keep connections unless it asks, gets its answer and then the close."""
+    replies = exchange(server, b"GET / HTTP/1.0\r\n\r\n", answers=2)
+    assert len(replies) == 1
+    assert b"Connection: close" in replies[0]
+
+
 def test_fixed_tokens_from_a_file_name_participants(tmp_path: Path) -> None:
     """A --tokens file maps a fixed token to a participant, who becomes written_by."""
     tokens = tmp_path / "tokens.json"

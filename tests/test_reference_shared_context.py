@@ -257,6 +257,75 @@ def test_a_write_whose_commit_and_rollback_fail_is_never_committed_later(tmp_pat
     assert service.handle("s", "o", {"action": "write", "key": "k", "value": "next"})["version"] == 2
 
 
+def test_a_batch_commits_its_writes_once_when_it_ends_and_logs_them_then(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Writes in a batch are committed together at its end: none is on disk or in the audit log before it."""
+    database = tmp_path / "sc.sqlite3"
+    store = SQLiteStore(database)
+    service = SharedContext(store, clock=lambda: "t")
+    service.create_session("s")
+    commits: list[str] = []
+    store._database.connection.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    caplog.set_level(logging.INFO, logger="ctxconform.reference")
+    with service.batch():
+        for n in range(5):
+            service.handle("s", "o", {"action": "write", "key": f"k{n}", "value": "v"})
+        assert service.handle("s", "o", {"action": "read", "key": "k4"})["version"] == 1
+        with sqlite3.connect(database) as fresh:
+            assert fresh.execute("SELECT count(*) FROM entries").fetchone() == (0,)
+        assert [record for record in caplog.records if "write" in record.getMessage()] == []
+    assert commits == ["COMMIT"]
+    with sqlite3.connect(database) as fresh:
+        assert fresh.execute("SELECT count(*) FROM entries").fetchone() == (5,)
+    assert len([record for record in caplog.records if '"event": "write"' in record.getMessage()]) == 5
+
+
+def test_a_batch_whose_commit_fails_raises_keeps_nothing_and_logs_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A batch whose commit fails raises StoreError: none of its writes is kept, read or logged; the store goes on."""
+    database = tmp_path / "sc.sqlite3"
+    store = SQLiteStore(database)
+    service = SharedContext(store, clock=lambda: "t")
+    service.create_session("s")
+    faulty = Faulty(store)
+    caplog.set_level(logging.INFO, logger="ctxconform.reference")
+    with pytest.raises(StoreError, match="none of the batch's changes were kept"):
+        write_in_a_batch_then_fail(service, faulty, {"COMMIT"})
+    faulty.fail = set()
+    with pytest.raises(SpecError, match="no key"):
+        service.handle("s", "o", {"action": "read", "key": "a"})
+    assert [record for record in caplog.records if '"event"' in record.getMessage()] == []
+    assert service.handle("s", "o", {"action": "write", "key": "a", "value": "kept"})["version"] == 1
+
+
+def test_once_a_group_of_a_batch_fails_the_batchs_later_steps_fail_too(tmp_path: Path) -> None:
+    """A step whose savepoint cannot end loses the batch's group; the batch's later steps fail and the block raises."""
+    store = SQLiteStore(tmp_path / "sc.sqlite3")
+    service = SharedContext(store, clock=lambda: "t")
+    service.create_session("s")
+    faulty = Faulty(store)
+    failures: list[str] = []
+    with pytest.raises(StoreError):
+        write_in_a_batch_then_fail(service, faulty, {"RELEASE"}, failures)
+    assert len(failures) == 2
+    assert "fail with it" in failures[1]
+    assert service.handle("s", "o", {"action": "list_keys"})["keys"] == []
+
+
+def test_a_store_without_batches_runs_a_batch_as_plain_steps(caplog: pytest.LogCaptureFixture) -> None:
+    """On a store that cannot batch, each operation in the block commits on its own; the audit lines come at the end."""
+    service = SharedContext(MemoryStore(), clock=lambda: "t")
+    service.create_session("s")
+    caplog.set_level(logging.INFO, logger="ctxconform.reference")
+    assert not service.batches
+    with service.batch():
+        service.handle("s", "o", {"action": "write", "key": "a", "value": "v"})
+    assert service.handle("s", "o", {"action": "read", "key": "a"})["value"] == "v"
+    assert len([record for record in caplog.records if '"event": "write"' in record.getMessage()]) == 1
+
+
 def test_a_step_that_fails_joining_a_group_leaves_the_group_committed(tmp_path: Path) -> None:
     """A step whose savepoint cannot be opened fails alone; the step it queued behind still commits and returns."""
     database = tmp_path / "sc.sqlite3"
@@ -417,6 +486,22 @@ class Faulty:
     def close(self) -> None:
         """Close the real connection."""
         self._db.close()
+
+
+def write_in_a_batch_then_fail(
+    service: SharedContext, faulty: Faulty, statements: set[str], failures: list[str] | None = None
+) -> None:
+    """In one batch: write `a`, make `statements` fail, then write `b` and `c`, noting each StoreError in `failures`."""
+    with service.batch():
+        service.handle("s", "o", {"action": "write", "key": "a", "value": "first"})
+        faulty.fail = statements
+        for key in ("b", "c") if failures is not None else ():
+            try:
+                service.handle("s", "o", {"action": "write", "key": key, "value": "later"})
+            except StoreError as error:
+                failures.append(str(error))
+        if failures is not None:
+            faulty.fail = set()
 
 
 def write_then_fail(store: SQLiteStore) -> None:

@@ -7,7 +7,7 @@ import hmac
 
 import pytest
 
-from ctxconform.reference._tokens import Tokens, mint_token
+from ctxconform.reference._tokens import MAX_VERIFIED, Tokens, mint_token
 
 SECRET = b"s3cret"
 
@@ -57,3 +57,21 @@ def test_malformed_tokens_name_nobody(token: str) -> None:
 def test_a_participant_that_is_not_utf8_names_nobody() -> None:
     """A name part decoding to bytes that are not UTF-8 is refused."""
     assert Tokens(SECRET).participant("_w." + "0" * 64) is None
+
+
+def test_a_token_checked_once_names_its_participant_again_and_forged_ones_never() -> None:
+    """Remembered checks give the same answers: the same participant for a valid token, none for a forged one after it."""
+    tokens = Tokens(SECRET)
+    token = mint_token(SECRET, "alice")
+    assert [tokens.participant(token) for _ in range(3)] == ["alice"] * 3
+    assert tokens.participant(token[:-1] + ("0" if token[-1] != "0" else "1")) is None
+    assert tokens.participant(mint_token(b"other", "alice")) is None
+
+
+def test_the_tokens_remembered_stay_bounded() -> None:
+    """However many valid tokens are checked, a Tokens remembers at most MAX_VERIFIED of them and answers all alike."""
+    tokens = Tokens(SECRET)
+    names = [f"agent:{n}" for n in range(MAX_VERIFIED + 10)]
+    assert [tokens.participant(mint_token(SECRET, name)) for name in names] == names
+    assert len(tokens._verified) <= MAX_VERIFIED
+    assert tokens == Tokens(SECRET)

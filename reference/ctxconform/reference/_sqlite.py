@@ -91,6 +91,8 @@ class Database:
         self._waiting = 0
         self._group: _Group | None = None
         self._lost: BaseException | None = None  # why the connection was dropped (a ROLLBACK failed); reopened next step
+        self._batching = 0  # the thread whose steps leave their group open for the batch's end to commit (0: none)
+        self._batched: set[_Group] = set()  # the groups the batch's steps were in: any that failed fails the batch
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
@@ -113,6 +115,55 @@ class Database:
     def commit_mark(self) -> bytes | None:
         """A value that changes whenever any connection commits to the file (None: unknown, ask SQLite)."""
         return self._index.mark()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Let the calling thread's steps in the block share one commit, made when the block ends.
+
+        Each step returns before its changes are committed: what it answered may be told to nobody until the block
+        has ended without raising. A StoreError from the block means its steps' changes were lost (once one
+        group of them fails, the block's later steps fail too): tell each caller the store failed.
+        """
+        if self._batching:
+            raise RuntimeError("a batch is running on this database already; end it first")
+        self._batching, self._batched = threading.get_ident(), set()
+        try:
+            yield
+        finally:
+            self._batching = 0
+            self._commit_open()
+
+    def _refuse_after_a_failed_batch_group(self) -> None:
+        if self._batching == self._owner and any(group.error is not None for group in self._batched):
+            message = "an earlier step of this batch failed to commit; the batch's steps fail with it"
+            raise StoreError(f"sqlite:///{self.path}", message)
+
+    def _finish(self, group: _Group) -> None:
+        """Commit the group a step leaves, or leave that to a step waiting to join it, or to the batch's end."""
+        if self._batching == threading.get_ident():
+            self._batched.add(group)
+            self._release()
+        # Read without the lock: a thread counted here is blocked on the turn and will take it once it is released.
+        elif self._waiting and group.steps < MAX_GROUP:
+            self._release()
+            self._await(group)
+        else:
+            self._commit(group)
+
+    def _commit_open(self) -> None:
+        """Commit the group the batch left open, if any; StoreError when any group of the batch's steps failed."""
+        if not self._turn.acquire(blocking=False):
+            self._wait_for_turn()
+        if self._group is None:
+            self._turn.release()
+        else:
+            self._owner = threading.get_ident()
+            self._commit(self._group)
+        failed = next((group.error for group in self._batched if group.error is not None), None)
+        self._batched = set()
+        if failed is not None:
+            message = f"the commit failed ({failed}); none of the batch's changes were kept"
+            raise StoreError(f"sqlite:///{self.path}", message) from failed
 
     def step(self, *, write: bool = True) -> Step:
         """An atomic step; one that does not write (`write=False`) opens no transaction itself unless it joins a group."""
@@ -137,6 +188,7 @@ class Database:
                     self._on_abort()
             if self._lost is not None:
                 self._reopen()
+            self._refuse_after_a_failed_batch_group()
             step.db = self._db
             group = step._group = self._group  # noqa: SLF001 - the step's own record, kept by the database
             if group is not None:
@@ -201,12 +253,7 @@ class Database:
                 message = f"the step could not be ended ({error}); none of its group's changes were kept"
                 raise StoreError(f"sqlite:///{self.path}", message) from error
             raise
-        # Read without the lock: a thread counted here is blocked on the turn and will take it once it is released.
-        if self._waiting and group.steps < MAX_GROUP:
-            self._release()
-            self._await(group)
-        else:
-            self._commit(group)
+        self._finish(group)
         if group.error is not None:
             message = f"the commit failed ({group.error}); none of its changes were kept"
             raise StoreError(f"sqlite:///{self.path}", message) from group.error

@@ -20,6 +20,8 @@ from typing import Final
 
 __all__ = ["Tokens", "load_tokens", "mint_token"]
 
+MAX_VERIFIED: Final = 4096
+"""The most signed tokens a `Tokens` remembers as checked (each client sends the same one with every request)."""
 # Unpadded base64url: a length of 4n+1 never encodes whole bytes.
 _NAME: Final = re.compile(r"(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?")
 
@@ -38,13 +40,21 @@ class Tokens:
 
     secret: bytes | None = None
     fixed: Mapping[str, str] = field(default_factory=dict)
+    _verified: dict[str, str] = field(default_factory=dict, compare=False, repr=False)  # signed tokens checked already
 
     def participant(self, token: str) -> str | None:
         """Return the participant the token names, or None when it names nobody."""
         for known, participant in self.fixed.items():
             if hmac.compare_digest(known.encode(), token.encode()):
                 return participant
-        return None if self.secret is None else _signed_participant(self.secret, token)
+        if self.secret is None:
+            return None
+        named = self._verified.get(token)
+        if named is None and (named := _signed_participant(self.secret, token)) is not None:
+            if len(self._verified) >= MAX_VERIFIED:
+                self._verified.clear()  # only the secret's holder can fill it: a bound, not an eviction policy
+            self._verified[token] = named
+        return named
 
 
 def _signed_participant(secret: bytes, token: str) -> str | None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -25,6 +27,7 @@ __all__ = ["SharedContext", "utc_now"]
 Json = dict[str, Any]
 
 log = logging.getLogger("ctxconform.reference.shared_context")
+_HELD = threading.local()  # `lines`: the audit lines of a batch running on this thread, written once it is kept
 
 # Which fields each action takes besides "action", and which of them are required.
 _FIELDS: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
@@ -90,6 +93,29 @@ class SharedContext:
             _existing(tx, sid)
             tx.drop_session(sid)
         return {"session_id": sid, "deleted": True}
+
+    @property
+    def batches(self) -> bool:
+        """Whether the store can run a batch: operations on one thread sharing one commit (see `batch`)."""
+        return hasattr(self.store, "batch")
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Let the calling thread's operations in the block share one commit at its end, when the store can.
+
+        The answers of the block's operations may be told only once it has ended without raising (a StoreError
+        means none of their changes were kept); their audit lines are written then too, and never otherwise.
+        """
+        opener: Callable[[], AbstractContextManager[None]] = getattr(self.store, "batch", nullcontext)
+        held: list[str] = []
+        _HELD.lines = held
+        try:
+            with opener():
+                yield
+        finally:
+            del _HELD.lines
+        for line in held:
+            log.info(line)
 
     def handle(self, session_id: object, participant: object, request: object) -> Json:
         """Carry out one shared_context tool call on behalf of a participant."""
@@ -329,7 +355,12 @@ def _audit(event: str, sid: str, entry: Entry) -> None:
         "value_size_tokens": entry.tokens,
         "version": entry.version,
     }
-    log.info(json.dumps(record, sort_keys=True))
+    line = json.dumps(record, sort_keys=True)
+    held: list[str] | None = getattr(_HELD, "lines", None)
+    if held is None:
+        log.info(line)
+    else:
+        held.append(line)
 
 
 _READS: Final[dict[str, Callable[[Transaction, str, Mapping[str, Any]], Json]]] = {

@@ -77,6 +77,10 @@ class SQLiteStore:
         """Open an atomic step that only reads: no write lock and no commit to wait for, unless writes are in flight."""
         return _SQLiteTransaction(self._database, self._cache, write=False)
 
+    def batch(self) -> AbstractContextManager[None]:
+        """Let the calling thread's steps in the block share one commit at its end (see `Database.batch`)."""
+        return self._database.batch()
+
     def close(self) -> None:
         """Close the database file."""
         self._database.close()

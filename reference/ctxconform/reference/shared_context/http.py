@@ -11,24 +11,34 @@ with the secret from ``CTXCONFORM_TOKEN_SECRET``, or one of the fixed tokens of 
 from __future__ import annotations
 
 import argparse
-import io
+import asyncio
 import json
+import queue
 import signal
 import socket
 import sys
 import threading
-import time
 import traceback
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import FrameType
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
 from ctxconform.reference._logging import log_to_stderr
+from ctxconform.reference._sqlite import MAX_GROUP
 from ctxconform.reference._tokens import Tokens, load_tokens, mint_token
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.shared_context import SharedContext, SharedContextHandler, open_store
+from ctxconform.reference.shared_context._http_wire import (
+    MAX_HEAD_BYTES,
+    HttpError,
+    RequestHead,
+    parse_head,
+    response,
+    status_for,
+)
 
 __all__ = ["MAX_BODY_BYTES", "HttpError", "Limits", "Tokens", "build_server", "main", "mint_token"]
 
@@ -42,9 +52,7 @@ SESSION_OPS: Final = frozenset({"shared_context"})
 SYSTEM: Final = "system"
 _NAME: Final = "ctxconform-reference"
 _VERSION: Final = "0.1.0"
-_CONFLICTS: Final = frozenset({"SESSION_EXISTS", "SESSION_ARCHIVED", "SNAPSHOT_EXISTS"})
-_TOO_LARGE: Final = frozenset({"VALUE_TOO_LARGE", "STORE_FULL"})
-_FIXED_STATUS: Final = {"UNAUTHENTICATED": 401, "FORBIDDEN": 403, "UNKNOWN_OP": 404}
+_WRITE_LIMIT: Final = 1 << 20  # bytes of answers queued for a client before the server waits for it to read
 
 
 @dataclass(frozen=True)
@@ -59,27 +67,6 @@ class Limits:
         """Refuse limits that would serve nobody."""
         if self.request_timeout <= 0 or self.idle_timeout <= 0 or self.max_connections < 1:
             raise ValueError("give positive timeouts and at least one connection")
-
-
-def status_for(code: str) -> int:
-    """Return the HTTP status that fits a spec error code."""
-    if code in _FIXED_STATUS:
-        return _FIXED_STATUS[code]
-    if code in _CONFLICTS:
-        return 409
-    if code in _TOO_LARGE:
-        return 413
-    return 404 if code.endswith("_NOT_FOUND") else 400
-
-
-class HttpError(Exception):
-    """A refusal at the HTTP layer, answered as a spec-style error with its status."""
-
-    def __init__(self, code: str, message: str, status: int | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.status = status or status_for(code)
 
 
 @dataclass(frozen=True)
@@ -103,10 +90,12 @@ class Route:
         raise HttpError("UNKNOWN_OP", f"no operation at {target[:200]!r}; use POST /{{op}} or /sessions/{{id}}/shared_context")
 
 
-class Service(ThreadingHTTPServer):
-    """The HTTP server: one thread per connection, all sharing one shared-context handler."""
+class Service:
+    """The HTTP server: one event loop reads and writes every connection; calls run on a pool of threads.
 
-    daemon_threads = True
+    Calls run concurrently, so those that reach a SQLite store together share its commits; a connection's next
+    request is read only once its last one is answered.
+    """
 
     def __init__(
         self,
@@ -117,36 +106,13 @@ class Service(ThreadingHTTPServer):
         *,
         limits: Limits = Limits(),
     ) -> None:
-        super().__init__(address, _RequestHandler)
         self.handler = handler
         self.tokens = tokens
         self.max_body = max_body
         self.limits = limits
-        self._slots = threading.BoundedSemaphore(limits.max_connections)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        """Serve the connection in a thread of its own, or refuse it with a 503 when every slot is taken."""
-        if not self._slots.acquire(blocking=False):
-            _refuse(request)
-            self.shutdown_request(request)
-            return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self._slots.release()
-            raise
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        """Serve one connection, then free its slot."""
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._slots.release()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that timed out or went away is routine; anything else is a bug worth its traceback."""
-        if not isinstance(sys.exc_info()[1], OSError):
-            super().handle_error(request, client_address)
+        self.socket = socket.create_server(address, backlog=128)
+        self.server_address = self.socket.getsockname()
+        self.connections = 0
 
     def info(self) -> Json:
         """What GET / answers: the same content as the protocol's `started`."""
@@ -157,6 +123,19 @@ class Service(ThreadingHTTPServer):
         """The address the server listens on."""
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
+
+    async def serve(self, stopping: asyncio.Event) -> None:
+        """Serve connections until `stopping` is set; then let the calls under way end, and close the store."""
+        loop = asyncio.get_running_loop()
+        service = self.handler.service
+        calls = _Batches(service.batch, loop) if service.batches else _Pool(self.limits.max_connections, loop)
+        server = await loop.create_server(lambda: _Connection(self, calls), sock=self.socket)
+        try:
+            await stopping.wait()
+        finally:
+            server.close()
+            await asyncio.to_thread(calls.close)
+            self.handler.close()
 
     def answer(self, route: Route, authorization: str | None, body: bytes) -> Json:
         """Authenticate, parse the body and carry out the call; raise HttpError or SpecError to refuse it."""
@@ -179,6 +158,81 @@ class Service(ThreadingHTTPServer):
         return participant
 
 
+Answer = tuple[int, Json]
+Deliver = Callable[[Answer], None]
+
+
+class _Pool:
+    """Calls run on a pool of threads, concurrently: for stores that share no commits, so that none waits on another."""
+
+    def __init__(self, threads: int, loop: asyncio.AbstractEventLoop) -> None:
+        self._pool = ThreadPoolExecutor(threads, thread_name_prefix="ctxconform-call")
+        self._loop = loop
+
+    def submit(self, call: Callable[[], Answer], deliver: Deliver) -> None:
+        """Run `call` on a thread, then `deliver` its answer on the event loop."""
+        done = self._pool.submit(call)
+        done.add_done_callback(lambda _: self._loop.call_soon_threadsafe(deliver, done.result()))
+
+    def close(self) -> None:
+        """Wait for the calls under way."""
+        self._pool.shutdown()
+
+
+class _Batches:
+    """Calls run one after another on one thread, each batch of those waiting sharing one commit (group commit).
+
+    No answer of a batch is delivered before its commit has completed; when the commit fails, every call of the
+    batch is answered that the store failed.
+    """
+
+    def __init__(self, batch: Callable[[], AbstractContextManager[None]], loop: asyncio.AbstractEventLoop) -> None:
+        self._batch, self._loop = batch, loop
+        self._queue: queue.SimpleQueue[tuple[Callable[[], Answer], Deliver] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="ctxconform-batches", daemon=True)
+        self._thread.start()
+
+    def submit(self, call: Callable[[], Answer], deliver: Deliver) -> None:
+        """Queue `call`; `deliver` gets its answer on the event loop once the batch holding it is committed."""
+        self._queue.put((call, deliver))
+
+    def close(self) -> None:
+        """Finish the calls queued, then stop the thread."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        while (batch := self._next()) is not None:
+            try:
+                with self._batch():
+                    answers = [call() for call, _ in batch]
+            except StoreError as error:
+                answers = [(503, {"errored": {"message": str(error)}})] * len(batch)
+            self._loop.call_soon_threadsafe(_deliver_all, [deliver for _, deliver in batch], answers)
+
+    def _next(self) -> list[tuple[Callable[[], Answer], Deliver]] | None:
+        """The calls waiting (at least one, at most a group's worth), or None once closed."""
+        first = self._queue.get()
+        if first is None:
+            return None
+        batch = [first]
+        while len(batch) < MAX_GROUP:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is None:
+                self._queue.put(None)  # the end, seen once this batch is done
+                break
+            batch.append(item)
+        return batch
+
+
+def _deliver_all(delivers: list[Deliver], answers: list[Answer]) -> None:
+    for deliver, answer in zip(delivers, answers, strict=True):
+        deliver(answer)
+
+
 def _json_object(body: bytes) -> Json:
     try:
         args = json.loads(body)
@@ -189,128 +243,192 @@ def _json_object(body: bytes) -> Json:
     return args
 
 
-def _refuse(request: socket.socket) -> None:
-    body = b'{"errored":{"message":"too many connections; retry later"}}'
-    head = f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-    try:
-        request.settimeout(1.0)
-        request.sendall(head.encode() + b"Connection: close\r\n\r\n" + body)
-    except OSError:
-        pass
+_REFUSAL: Final = response(503, {"errored": {"message": "too many connections; retry later"}}, close=True)
 
 
-class _DeadlineReader(io.RawIOBase):
-    """A socket's reads under a deadline: the whole of a request must arrive in time, not each byte (slowloris)."""
+class _Connection(asyncio.Protocol):
+    """One client's connection: its requests read one at a time, each answered before the next is read.
 
-    def __init__(self, sock: socket.socket, limits: Limits) -> None:
-        super().__init__()
-        self.sock, self.limits = sock, limits
-        self.deadline, self.idle = 0.0, True
+    The idle timeout runs while no request has begun, the request timeout from a request's first byte until it
+    has all arrived, and again while an answer waits for the client to read it: a client too slow is dropped.
+    """
 
-    def await_request(self) -> None:
-        """Wait up to the idle timeout for a request's first byte; the request timeout starts with it."""
-        self.idle, self.deadline = True, time.monotonic() + self.limits.idle_timeout
+    def __init__(self, service: Service, calls: _Pool | _Batches) -> None:
+        self.service, self.calls = service, calls
+        self.loop = asyncio.get_running_loop()
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.scanned = 0  # bytes of the buffer known to hold no end of a head
+        self.head: RequestHead | None = None  # the request whose body is awaited
+        self.busy = False  # a call is running: what arrives waits
+        self.paused = False  # the client is not reading its answers
+        self.discard = 0  # bytes of a refused body still to drop
+        self.timer: asyncio.TimerHandle | None = None
+        self.counted = False
 
-    def readable(self) -> bool:
-        """Always readable."""
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        """Read what has arrived, waiting no later than the deadline; raise TimeoutError past it."""
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("the client was too slow")
-        self.sock.settimeout(left)
-        count = self.sock.recv_into(buffer)
-        if self.idle and count:
-            self.idle, self.deadline = False, time.monotonic() + self.limits.request_timeout
-        return count
-
-
-class _RequestHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # persistent connections
-    disable_nagle_algorithm = True  # headers and body go in two writes; Nagle would hold the second for a delayed ACK
-    server: Service
-    _reader: _DeadlineReader
-
-    def setup(self) -> None:
-        """Read the connection through a deadline reader."""
-        super().setup()
-        self._reader = _DeadlineReader(self.connection, self.server.limits)
-        self.rfile = io.BufferedReader(self._reader)
-
-    def handle_one_request(self) -> None:
-        """Serve one request, the idle and request timeouts running."""
-        self._reader.await_request()
-        super().handle_one_request()
-
-    def do_GET(self) -> None:
-        """Describe the implementation at /; nothing else is served."""
-        if urlsplit(self.path).path == "/":
-            self._send(200, self.server.info())
-        else:
-            self._send_error(HttpError("UNKNOWN_OP", f"no resource at {self.path[:200]!r}; GET / or POST an operation"))
-
-    def do_POST(self) -> None:
-        """Carry out one operation."""
-        try:
-            route = Route.parse(self.path)
-            body = self._body()
-            if body is None:
-                return
-            self._send(200, {"result": self.server.answer(route, self.headers.get("Authorization"), body)})
-        except (HttpError, SpecError) as error:
-            self._send_error(error)
-        except StoreError as error:
-            self._send(503, {"errored": {"message": str(error)}})
-        except Exception as error:
-            traceback.print_exc(file=sys.stderr)
-            self._send(500, {"errored": {"message": f"the server failed unexpectedly ({type(error).__name__})"}})
-
-    def _body(self) -> bytes | None:
-        """Read the body; None when the client went away before sending all of it."""
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError as error:
-            raise HttpError("INVALID_REQUEST", "Content-Length is not a number") from error
-        if length < 0 or length > self.server.max_body:
-            self._discard(length)
-            raise HttpError("INVALID_REQUEST", f"the body must be at most {self.server.max_body} bytes", status=413)
-        try:
-            body = self.rfile.read(length)
-        except OSError:  # TimeoutError: the body did not arrive in time
-            body = b""
-        if len(body) < length:
-            self.close_connection = True
-            return None
-        return body
-
-    def _discard(self, length: int) -> None:
-        """Read and drop a refused body, so the client gets to read the 413; close when it is too long for that."""
-        if not 0 <= length <= _DRAIN_LIMIT:
-            self.close_connection = True  # the unread body would be taken for the next request
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Count the connection, or refuse it with a 503 when every slot is taken."""
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        if self.service.connections >= self.service.limits.max_connections:
+            transport.write(_REFUSAL)
+            transport.close()
             return
-        while length > 0 and (chunk := self.rfile.read(min(length, 1 << 20))):
-            length -= len(chunk)
-        self.close_connection = length > 0
+        self.service.connections += 1
+        self.counted = True
+        sock = transport.get_extra_info("socket")
+        if sock is not None:  # answers go in one write; Nagle would still hold a second for a delayed ACK
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        transport.set_write_buffer_limits(high=_WRITE_LIMIT)
+        self._wait(self.service.limits.idle_timeout)
 
-    def _send_error(self, error: HttpError | SpecError) -> None:
-        status = error.status if isinstance(error, HttpError) else status_for(error.code)
-        self._send(status, {"error": {"code": error.code, "message": error.message}})
+    def connection_lost(self, exc: Exception | None) -> None:  # noqa: ARG002 - asyncio passes it
+        """Free the slot; a call under way still ends, its answer dropped."""
+        self._wait(None)
+        if self.counted:
+            self.counted = False
+            self.service.connections -= 1
+        self.transport = None
 
-    def _send(self, status: int, payload: Json) -> None:
-        data = json.dumps(payload, separators=(",", ":")).encode()  # ASCII escapes: lone surrogates stay writable
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        self.connection.settimeout(self.server.limits.request_timeout)  # a client that never reads is let go too
-        self.wfile.write(data)
+    def data_received(self, data: bytes) -> None:
+        """Take what arrived, and serve the next request once it is whole."""
+        if self.discard:
+            dropped = min(self.discard, len(data))
+            self.discard -= dropped
+            data = data[dropped:]
+        if not self.buffer and not self.busy and self.head is None and data:
+            self._wait(self.service.limits.request_timeout)  # a request begins
+        self.buffer += data
+        if self.busy:
+            if len(self.buffer) > MAX_HEAD_BYTES + self.service.max_body and self.transport is not None:
+                self.transport.pause_reading()  # a client sending ahead of its answers waits for them
+            return
+        self._advance()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class names it so
-        """Stay quiet: one line per request would drown the logs of a conformance run."""
+    def pause_writing(self) -> None:
+        """The client reads its answers slower than they come: it has the request timeout to catch up."""
+        self.paused = True
+        self._wait(self.service.limits.request_timeout)
+
+    def resume_writing(self) -> None:
+        """The client caught up."""
+        self.paused = False
+        self._wait(self.service.limits.idle_timeout if not self.buffer else self.service.limits.request_timeout)
+
+    def _advance(self) -> None:
+        """Serve the request the buffer holds, if it is whole."""
+        try:
+            head = self.head or self._take_head()
+        except HttpError as error:
+            self._send(error.status, _error(error), close=True)
+            return
+        if head is None or len(self.buffer) < head.content_length:
+            self.head = head
+            return
+        self.head = None
+        body = bytes(self.buffer[: head.content_length])
+        del self.buffer[: head.content_length]
+        self._serve(head, body)
+
+    def _take_head(self) -> RequestHead | None:
+        """The next request's head, once it has all arrived (None until then, or when its body is refused)."""
+        end = self.buffer.find(b"\r\n\r\n", max(0, self.scanned - 3), MAX_HEAD_BYTES + 4)
+        if end < 0:
+            self.scanned = len(self.buffer)
+            if self.scanned > MAX_HEAD_BYTES:
+                raise HttpError("INVALID_REQUEST", f"the request head is over {MAX_HEAD_BYTES} bytes", status=431)
+            return None
+        head = parse_head(bytes(self.buffer[:end]))
+        del self.buffer[: end + 4]
+        self.scanned = 0
+        if head.content_length > self.service.max_body:
+            self._refuse_body(head.content_length, keep_alive=head.keep_alive)
+            return None
+        if head.expects_continue and len(self.buffer) < head.content_length and self.transport is not None:
+            self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        return head
+
+    def _refuse_body(self, length: int, *, keep_alive: bool) -> None:
+        """Answer 413; drop the body as it comes so the connection serves on, unless it is too long to wait for."""
+        error = HttpError("INVALID_REQUEST", f"the body must be at most {self.service.max_body} bytes", status=413)
+        drained = length <= _DRAIN_LIMIT and keep_alive
+        if drained:
+            dropped = min(length, len(self.buffer))
+            del self.buffer[:dropped]
+            self.discard = length - dropped
+        self._send(413, _error(error), close=not drained)
+
+    def _serve(self, head: RequestHead, body: bytes) -> None:
+        path = urlsplit(head.target).path
+        if head.method == "GET":
+            if path == "/":
+                self._send(200, self.service.info(), close=not head.keep_alive)
+            else:
+                error = HttpError("UNKNOWN_OP", f"no resource at {head.target[:200]!r}; GET / or POST an operation")
+                self._send(error.status, _error(error), close=not head.keep_alive)
+            return
+        if head.method != "POST":
+            error = HttpError("INVALID_REQUEST", f"method {head.method[:20]!r} is not served; GET / or POST", status=405)
+            self._send(405, _error(error), close=not head.keep_alive)
+            return
+        self.busy = True
+        self._wait(None)  # the call takes what it takes: a slow store is not the client's delay
+        keep_alive = head.keep_alive
+        self.calls.submit(
+            lambda: _carry_out(self.service, head.target, head.authorization, body),
+            lambda answer: self._answered(answer, keep_alive=keep_alive),
+        )
+
+    def _answered(self, answer: Answer, *, keep_alive: bool) -> None:
+        self.busy = False
+        if self.transport is None:
+            return  # the client left meanwhile
+        status, payload = answer
+        self._send(status, payload, close=not keep_alive)
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.resume_reading()
+            if self.buffer:
+                self._wait(self.service.limits.request_timeout)
+                self._advance()
+
+    def _send(self, status: int, payload: Json, *, close: bool) -> None:
+        transport = self.transport
+        if transport is None:
+            return
+        transport.write(response(status, payload, close=close))
+        if close:
+            self._wait(None)
+            transport.close()
+        elif not self.buffer and self.head is None and not self.paused:
+            self._wait(self.service.limits.idle_timeout)
+
+    def _wait(self, seconds: float | None) -> None:
+        """Drop the connection unless it makes progress within `seconds` (None: no limit)."""
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer = None if seconds is None else self.loop.call_later(seconds, self._expire)
+
+    def _expire(self) -> None:
+        self.timer = None
+        if self.transport is not None:
+            self.transport.abort()  # too slow: no answer is owed
+
+
+def _carry_out(service: Service, target: str, authorization: str | None, body: bytes) -> tuple[int, Json]:
+    """Carry out one POST on a pool thread: the status and payload of its answer."""
+    try:
+        return 200, {"result": service.answer(Route.parse(target), authorization, body)}
+    except (HttpError, SpecError) as error:
+        return (error.status if isinstance(error, HttpError) else status_for(error.code)), _error(error)
+    except StoreError as error:
+        return 503, {"errored": {"message": str(error)}}
+    except Exception as error:
+        traceback.print_exc(file=sys.stderr)
+        return 500, {"errored": {"message": f"the server failed unexpectedly ({type(error).__name__})"}}
+
+
+def _error(error: HttpError | SpecError) -> Json:
+    return {"error": {"code": error.code, "message": error.message}}
 
 
 def build_server(
@@ -327,21 +445,19 @@ def build_server(
 
 
 def serve(server: Service) -> None:
-    """Serve until SIGTERM or SIGINT, then shut down and close the store."""
-    stopping = threading.Event()
+    """Serve until SIGTERM or SIGINT, then let the calls under way end and close the store."""
+    asyncio.run(_serve_until_signalled(server))
 
-    def stop(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001 - the signal API passes both
-        stopping.set()
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), name="ctxconform-http", daemon=True)
-    thread.start()
+async def _serve_until_signalled(server: Service) -> None:
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stopping.set)
+    serving = asyncio.create_task(server.serve(stopping))
+    await asyncio.sleep(0)  # listening from here on: the socket was bound before the loop started
     print(f"listening on {server.url()}", flush=True)
-    stopping.wait()
-    server.shutdown()
-    server.server_close()
-    server.handler.close()
+    await serving
 
 
 def main(argv: list[str] | None = None) -> int:
