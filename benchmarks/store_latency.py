@@ -142,7 +142,7 @@ def _ratios(found: list[Figure]) -> list[Figure]:
     return found
 
 
-_READ_NOTE = "both answer from memory; SQLite first asks the file whether another process committed (data_version)"
+_READ_NOTE = "both answer from memory; SQLite first reads whether any process committed (the WAL-index header, one pread)"
 _NOTES = {
     ("synced", "write"): "both sync every write (survive a power loss): one fsync each dominates both",
     ("kill-safe", "write"): "both survive a killed process: SQLite appends a WAL frame, the naive store rewrites the "

@@ -157,8 +157,8 @@ class _SQLiteTransaction(Step):
     def __enter__(self) -> Self:
         try:
             self._database.enter(self)
-            if self.fresh:
-                self._cache.check(self.db, self._database.commit_mark())
+            if self.fresh:  # a write asks SQLite: its own last commit changed the mark anyway
+                self._cache.check(self.db, None if self.write else self._database.commit_mark())
         except BaseException:
             self._database.leave(self, failed=True)  # a no-op unless the step holds the connection
             raise
@@ -216,10 +216,8 @@ class _SQLiteTransaction(Step):
         oldest = entry.version - keep_history
         if oldest < 1 or self.db.execute(_ROTATE_HISTORY, (*row, oldest)).rowcount == 0:
             self.db.execute(_INSERT_HISTORY, row)
-        if oldest >= 1:
-            self.db.execute(
-                "DELETE FROM history WHERE session_id = ? AND key = ? AND version <= ?", (session_id, entry.key, oldest)
-            )
+        if oldest >= 1:  # versions older than the rotated one remain when the depth has shrunk since they were written
+            self.db.execute(_TRIM_HISTORY, (session_id, entry.key, oldest))
         self._set_total(session_id, total_tokens)
         if cached is not None:
             cached.entries[entry.key] = entry
