@@ -21,7 +21,8 @@ The other specs' handlers are opened on their first call, as the stdio server op
 ``repository``, as the harness sets them) and ``--store`` as the store URL.
 A server started on a state directory where another already runs (over stdio or HTTP) is forked from a process that
 has the MCP SDK imported (a fork server the first one started), not started afresh; ``CTXCONFORM_FORKSERVER=0`` turns
-that off.
+that off. Over stdio the spec tools' calls are answered as the SDK would answer them, without it (`_fastpath`);
+``CTXCONFORM_MCP_FASTPATH=0`` sends every call through the SDK.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from ctxconform.reference._handler import Opening
 from ctxconform.reference._logging import log_to_stderr
 from ctxconform.reference._tokens import load_tokens
 from ctxconform.reference.exceptions import StoreError
+from ctxconform.reference.mcp._fastpath import FastPath
 from ctxconform.reference.mcp._forkserver import serve_forks
 from ctxconform.reference.mcp._server import (
     MAX_BODY_BYTES,
@@ -74,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if options.http:
             return _serve_http(read_context, shared, handled, options)
-        anyio.run(serve_stdio, session_of(_stdio_server(read_context, shared, handled)), backend_options=_LOOP)
+        state, server = _stdio_server(read_context, shared, handled)
+        fast = None if os.environ.get("CTXCONFORM_MCP_FASTPATH") == "0" else FastPath(state)
+        anyio.run(serve_stdio, session_of(server), fast, backend_options=_LOOP)
     finally:
         shared.close()
         handled.close()
@@ -100,13 +104,16 @@ def _prepare() -> None:
     _PREPARED.append((state, build_over(state, inline=True)))
 
 
-def _stdio_server(read_context: ReadContext, shared: SharedContextConnection, handled: HandlerTools) -> MCPServer:
-    """The server to serve over stdio: the one built ahead, given this configuration, or else a new one."""
+def _stdio_server(
+    read_context: ReadContext, shared: SharedContextConnection, handled: HandlerTools
+) -> tuple[ServerState, MCPServer]:
+    """The server to serve over stdio and its state: the one built ahead, given this configuration, or else a new one."""
     if _PREPARED:
         state, server = _PREPARED.pop()
         state.bind(read_context, shared, handled)
-        return server
-    return build_server(read_context, shared, handled=handled, inline=True)
+        return state, server
+    state = ServerState(read_context, shared, handled)
+    return state, build_over(state, inline=True)
 
 
 def _start_options() -> Json:

@@ -34,6 +34,8 @@ __all__ = [
     "SharedContextConnection",
     "build_over",
     "build_server",
+    "handler_tool_of",
+    "run_envelope",
     "session_of",
 ]
 
@@ -329,6 +331,16 @@ def _arguments(ctx: Context) -> Json:
     return dict(arguments) if isinstance(arguments, Mapping) else {}
 
 
+def handler_tool_of(name: str) -> HandlerFactory | None:
+    """The handler factory whose spec has the operation (and so the tool) `name`, or None."""
+    return _HANDLER_TOOLS.get(name)
+
+
+def run_envelope(operation: Callable[[], Json]) -> Json | CallToolResult:
+    """Carry out a call as every tool does: its result in the success envelope, a spec error as a failed tool call."""
+    return _envelope(operation)
+
+
 def _envelope(operation: Callable[[], Json]) -> Json | CallToolResult:
     try:
         return {"success": True, "data": operation(), "error": None}
@@ -350,3 +362,4 @@ def _failure(code: str, message: str) -> CallToolResult:
 
 # Retrying these with the same request cannot succeed.
 _FINAL: Final = frozenset({"invalid_image_id", "FORBIDDEN"})
+_HANDLER_TOOLS: Final = {op: served.factory for served in _SERVED for op in served.handler.operations}

@@ -17,6 +17,8 @@ from typing import Any, Final, Self
 
 from mcp.server.stdio import stdio_server
 
+from ctxconform.reference.mcp._fastpath import FastPath
+
 __all__ = ["serve_stdio"]
 
 _LONGEST_LINE: Final = 1 << 30  # bytes: a message is one line, and the suite sends megabyte fields
@@ -24,29 +26,37 @@ Run = Callable[[Any, Any], Awaitable[None]]
 
 
 class _Lines:
-    """The lines of a pipe, as the text the SDK's reader expects (undecodable bytes replaced)."""
+    """The lines of a pipe, as the text the SDK's reader expects (undecodable bytes replaced), less those `fast` answers."""
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self.reader = reader
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, fast: FastPath | None) -> None:
+        self.reader, self.writer, self.fast = reader, writer, fast
 
     def __aiter__(self) -> Self:
         return self
 
     async def __anext__(self) -> str:
-        line = await self.reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+        while True:
+            line = await self.reader.readline()
+            if not line:
+                raise StopAsyncIteration
+            text = line.decode("utf-8", errors="replace")
+            answer = None if self.fast is None else self.fast.take(text)
+            if answer is None:
+                return text
+            self.writer.write(answer)
+            await self.writer.drain()
 
 
 class _Writer:
     """Text written to a pipe; `flush` waits until the pipe has taken it."""
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self.writer = writer
+    def __init__(self, writer: asyncio.StreamWriter, fast: FastPath | None) -> None:
+        self.writer, self.fast = writer, fast
 
     async def write(self, text: str) -> int:
         """Queue `text` (UTF-8) for the pipe."""
+        if self.fast is not None:
+            self.fast.sent(text)
         self.writer.write(text.encode("utf-8"))
         return len(text)
 
@@ -55,8 +65,11 @@ class _Writer:
         await self.writer.drain()
 
 
-async def serve_stdio(run: Run) -> None:
-    """Serve `run(read_stream, write_stream)` over stdin and stdout, on pipe streams when both are pipes."""
+async def serve_stdio(run: Run, fast: FastPath | None = None) -> None:
+    """Serve `run(read_stream, write_stream)` over stdin and stdout, on pipe streams when both are pipes.
+
+    On pipes, the calls `fast` can answer as the SDK would are answered without it.
+    """
     if not (_is_stream(0) and _is_stream(1)):
         async with stdio_server() as (read_stream, write_stream):
             await run(read_stream, write_stream)
@@ -68,7 +81,8 @@ async def serve_stdio(run: Run) -> None:
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", 0))
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     try:
-        async with stdio_server(_Lines(reader), _Writer(writer)) as (read_stream, write_stream):  # type: ignore[arg-type]
+        lines, written = _Lines(reader, writer, fast), _Writer(writer, fast)
+        async with stdio_server(lines, written) as (read_stream, write_stream):  # type: ignore[arg-type]
             await run(read_stream, write_stream)
     finally:
         transport.close()
