@@ -261,6 +261,30 @@ def test_a_request_the_server_does_not_serve_gets_a_json_error_and_the_server_go
     assert server.request("GET", "/")[0] == 200
 
 
+def test_a_client_that_sends_requests_but_never_reads_the_answers_is_not_served_ahead(server: Server) -> None:
+    """Requests pipelined by a client that reads no answer wait once its unread answers fill a buffer: memory stays bounded."""
+    path = new_session(server, "unread").encode()
+    token = f"Bearer {mint_token(SECRET, 'orchestrator')}".encode()
+    for n in range(9):
+        written = server.request("POST", path.decode(), {"action": "write", "key": f"k{n}", "value": "x" * 3900}, "orchestrator")
+        assert written[0] == 200
+    body = json.dumps({"action": "read_batch", "keys": [f"k{n}" for n in range(9)]}).encode()
+    one = b"POST %s HTTP/1.1\r\nAuthorization: %s\r\nContent-Length: %d\r\n\r\n%s" % (path, token, len(body), body)
+    before = resident_kib(server)
+    with socket.create_connection((server.host, server.port), timeout=10) as raw:
+        raw.sendall(one * 1500)  # 50 MB of answers
+        time.sleep(2)
+        grown = resident_kib(server) - before
+        assert server.request("GET", "/")[0] == 200
+    assert grown < 12_000, f"the server grew by {grown} KiB for a client that reads nothing"
+
+
+def resident_kib(server: Server) -> int:
+    """The server process's resident memory, in KiB."""
+    status = Path(f"/proc/{server.process.pid}/status").read_text(encoding="utf-8")
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
+
+
 def test_a_client_expecting_100_continue_is_told_to_send_its_body(server: Server) -> None:
     """With Expect: 100-continue the server says 100 Continue before the body arrives, then answers the request."""
     body = json.dumps({"session_id": "continued"}).encode()

@@ -299,39 +299,61 @@ class _Connection(asyncio.Protocol):
         if not self.buffer and not self.busy and self.head is None and data:
             self._wait(self.service.limits.request_timeout)  # a request begins
         self.buffer += data
-        if self.busy:
+        if self.busy or self.paused:
             if len(self.buffer) > MAX_HEAD_BYTES + self.service.max_body and self.transport is not None:
                 self.transport.pause_reading()  # a client sending ahead of its answers waits for them
             return
         self._advance()
 
     def pause_writing(self) -> None:
-        """The client reads its answers slower than they come: it has the request timeout to catch up."""
+        """The client reads its answers slower than they come: no more is served until it catches up in time."""
         self.paused = True
         self._wait(self.service.limits.request_timeout)
 
     def resume_writing(self) -> None:
-        """The client caught up."""
+        """The client caught up: serve what it sent meanwhile."""
         self.paused = False
-        self._wait(self.service.limits.idle_timeout if not self.buffer else self.service.limits.request_timeout)
+        self._resume()
+
+    def _resume(self) -> None:
+        """Go on reading and serving, unless a call runs or the client is not reading its answers."""
+        if self.busy or self.paused or self.transport is None or self.transport.is_closing():
+            return
+        self.transport.resume_reading()
+        self._wait(self.service.limits.request_timeout if self.buffer else self.service.limits.idle_timeout)
+        self._advance()
 
     def _advance(self) -> None:
-        """Serve the request the buffer holds, if it is whole."""
+        """Serve the requests the buffer holds, one at a time, while no call runs and the client reads its answers."""
+        while not (self.busy or self.paused) and self.transport is not None and not self.transport.is_closing():
+            if not self._serve_next():
+                return
+
+    def _serve_next(self) -> bool:
+        """Serve (or refuse) the next request if it has all arrived; whether one was."""
         try:
             head = self.head or self._take_head()
         except HttpError as error:
             self._send(error.status, _error(error), close=True)
-            return
-        if head is None or len(self.buffer) < head.content_length:
+            return False
+        if head is None:
+            return False
+        if head.content_length > self.service.max_body:
+            self._refuse_body(head.content_length, keep_alive=head.keep_alive)
+            return True
+        if len(self.buffer) < head.content_length:
+            if head is not self.head and head.expects_continue and self.transport is not None:
+                self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             self.head = head
-            return
+            return False
         self.head = None
         body = bytes(self.buffer[: head.content_length])
         del self.buffer[: head.content_length]
         self._serve(head, body)
+        return True
 
     def _take_head(self) -> RequestHead | None:
-        """The next request's head, once it has all arrived (None until then, or when its body is refused)."""
+        """The next request's head, once it has all arrived (None until then)."""
         end = self.buffer.find(b"\r\n\r\n", max(0, self.scanned - 3), MAX_HEAD_BYTES + 4)
         if end < 0:
             self.scanned = len(self.buffer)
@@ -341,11 +363,6 @@ class _Connection(asyncio.Protocol):
         head = parse_head(bytes(self.buffer[:end]))
         del self.buffer[: end + 4]
         self.scanned = 0
-        if head.content_length > self.service.max_body:
-            self._refuse_body(head.content_length, keep_alive=head.keep_alive)
-            return None
-        if head.expects_continue and len(self.buffer) < head.content_length and self.transport is not None:
-            self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
         return head
 
     def _refuse_body(self, length: int, *, keep_alive: bool) -> None:
@@ -385,11 +402,7 @@ class _Connection(asyncio.Protocol):
             return  # the client left meanwhile
         status, payload = answer
         self._send(status, payload, close=not keep_alive)
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.resume_reading()
-            if self.buffer:
-                self._wait(self.service.limits.request_timeout)
-                self._advance()
+        self._resume()
 
     def _send(self, status: int, payload: Json, *, close: bool) -> None:
         transport = self.transport
