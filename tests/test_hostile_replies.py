@@ -217,8 +217,11 @@ def test_an_in_process_deep_answer_is_protocol() -> None:
 
     transport = InProcessTransport(Deep)
     transport.open()
-    with pytest.raises(ProtocolViolation, match="too deep"):
-        transport.exchange({"type": "call", "seq": 1}, 10)
+    try:
+        with pytest.raises(ProtocolViolation, match="too deep"):
+            transport.exchange({"type": "call", "seq": 1}, 10)
+    finally:
+        transport.close(1.0)
 
 
 def test_a_child_answering_5000_levels_deep_gets_protocol_never_harness(tmp_path: Path) -> None:
