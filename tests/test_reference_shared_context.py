@@ -261,13 +261,9 @@ def test_a_batch_commits_its_writes_once_when_it_ends_and_logs_them_then(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Writes in a batch are committed together at its end: none is on disk or in the audit log before it."""
-    database = tmp_path / "sc.sqlite3"
-    store = SQLiteStore(database)
-    service = SharedContext(store, clock=lambda: "t")
-    service.create_session("s")
+    database, store, service = logged_session(tmp_path, caplog)
     commits: list[str] = []
     store._database.connection.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
-    caplog.set_level(logging.INFO, logger="ctxconform.reference")
     with service.batch():
         for n in range(5):
             service.handle("s", "o", {"action": "write", "key": f"k{n}", "value": "v"})
@@ -285,12 +281,8 @@ def test_a_batch_whose_commit_fails_raises_keeps_nothing_and_logs_nothing(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A batch whose commit fails raises StoreError: none of its writes is kept, read or logged; the store goes on."""
-    database = tmp_path / "sc.sqlite3"
-    store = SQLiteStore(database)
-    service = SharedContext(store, clock=lambda: "t")
-    service.create_session("s")
+    _, store, service = logged_session(tmp_path, caplog)
     faulty = Faulty(store)
-    caplog.set_level(logging.INFO, logger="ctxconform.reference")
     with pytest.raises(StoreError, match="none of the batch's changes were kept"):
         write_in_a_batch_then_fail(service, faulty, {"COMMIT"})
     faulty.fail = set()
@@ -486,6 +478,16 @@ class Faulty:
     def close(self) -> None:
         """Close the real connection."""
         self._db.close()
+
+
+def logged_session(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> tuple[Path, SQLiteStore, SharedContext]:
+    """A SQLite store in tmp_path with session "s", its audit lines captured: the file, the store and its service."""
+    database = tmp_path / "sc.sqlite3"
+    store = SQLiteStore(database)
+    service = SharedContext(store, clock=lambda: "t")
+    service.create_session("s")
+    caplog.set_level(logging.INFO, logger="ctxconform.reference")
+    return database, store, service
 
 
 def write_in_a_batch_then_fail(
