@@ -152,8 +152,7 @@ class Database:
 
     def _commit_open(self) -> None:
         """Commit the group the batch left open, if any; StoreError when any group of the batch's steps failed."""
-        if not self._turn.acquire(blocking=False):
-            self._wait_for_turn()
+        self._take_turn()
         if self._group is None:
             self._turn.release()
         else:
@@ -177,8 +176,7 @@ class Database:
         """
         joined = False
         try:
-            if not self._turn.acquire(blocking=False):
-                self._wait_for_turn()
+            self._take_turn()
             step.held = True
             self._owner = threading.get_ident()
             if self._group is None and self._lost is None and self._db.in_transaction:
@@ -263,8 +261,7 @@ class Database:
         if self._owner == threading.get_ident():
             message = "close() was called inside a step on this database; close it once the step has ended"
             raise StoreError(f"sqlite:///{self.path}", message)
-        if not self._turn.acquire(blocking=False):
-            self._wait_for_turn()
+        self._take_turn()
         try:
             if self._group is not None:
                 self._commit_locked(self._group)
@@ -276,6 +273,11 @@ class Database:
     def _release(self) -> None:
         self._owner = 0
         self._turn.release()
+
+    def _take_turn(self) -> None:
+        """Hold the connection: at once when it is free, else once the thread holding it lets go."""
+        if not self._turn.acquire(blocking=False):
+            self._wait_for_turn()
 
     def _wait_for_turn(self) -> None:
         with self._state:

@@ -22,23 +22,20 @@ _IS_INIT: Final = 12  # offset of the byte SQLite sets once the header is writte
 
 
 class WalIndex:
-    """An open `-shm` file, read without locks to tell whether any connection has committed."""
+    """A database's `-shm` file, opened at the first `mark`, read without locks to tell whether anyone has committed."""
 
     def __init__(self, database: Path) -> None:
+        self._path = f"{database}-shm"
         self._fd: int | None = None
-        if not hasattr(os, "pread"):
-            return  # not a POSIX system: every check asks SQLite
-        try:
-            self._fd = os.open(f"{database}-shm", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        except OSError:
-            return  # no wal-index (another VFS, a read-only folder): every check asks SQLite
+        self._closed = not hasattr(os, "pread")  # not a POSIX system: every check asks SQLite
 
     def mark(self) -> bytes | None:
         """The header as it is now (changed by every commit), or None when it cannot be read as SQLite writes it."""
-        if self._fd is None:
+        fd = self._fd if self._fd is not None else self._open()
+        if fd is None:
             return None
         try:
-            both = os.pread(self._fd, 2 * _HEADER, 0)
+            both = os.pread(fd, 2 * _HEADER, 0)
         except OSError:
             return None
         first = both[:_HEADER]
@@ -48,6 +45,19 @@ class WalIndex:
 
     def close(self) -> None:
         """Close the file; `mark` gives None from now on."""
+        self._closed = True
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+    def _open(self) -> int | None:
+        """Open the file, on the first try only (no wal-index, as with another VFS or a read-only folder: never)."""
+        if self._closed:
+            return None
+        self._closed = True  # one try: a file that cannot be opened now is not looked for on every read
+        try:
+            self._fd = os.open(self._path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return None
+        self._closed = False
+        return self._fd
