@@ -213,7 +213,7 @@ def build_over(state: ServerState, tokens: Tokens | None = None, url: str = "", 
         extra = set(_arguments(ctx)) - {"image_id"}
         if extra:
             return _failure("INVALID_REQUEST", f"read_context takes only image_id, not {sorted(extra)}")  # type: ignore[return-value]
-        return _envelope(lambda: state.read_context.read_context(image_id))  # type: ignore[return-value]
+        return run_envelope(lambda: state.read_context.read_context(image_id))  # type: ignore[return-value]
 
     if state.shared is not None:
         _add_shared_context_tools(server, state, run)
@@ -301,12 +301,12 @@ _Run = Callable[[Callable[[], Json]], Awaitable[Json | CallToolResult]]
 
 async def _run_on_thread(operation: Callable[[], Json]) -> Json | CallToolResult:
     """Run a call on a worker thread, so a slow store never stalls the other connections (HTTP serves many)."""
-    return await anyio.to_thread.run_sync(_envelope, operation)
+    return await anyio.to_thread.run_sync(run_envelope, operation)
 
 
 async def _run_inline(operation: Callable[[], Json]) -> Json | CallToolResult:
     """Run a call where it is: its connection's one client waits for the answer anyway (stdio)."""
-    return _envelope(operation)
+    return run_envelope(operation)
 
 
 def session_of(server: MCPServer) -> Callable[[Any, Any], Awaitable[None]]:
@@ -338,10 +338,6 @@ def handler_tool_of(name: str) -> HandlerFactory | None:
 
 def run_envelope(operation: Callable[[], Json]) -> Json | CallToolResult:
     """Carry out a call as every tool does: its result in the success envelope, a spec error as a failed tool call."""
-    return _envelope(operation)
-
-
-def _envelope(operation: Callable[[], Json]) -> Json | CallToolResult:
     try:
         return {"success": True, "data": operation(), "error": None}
     except SpecError as error:

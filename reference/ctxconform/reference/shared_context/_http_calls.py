@@ -13,13 +13,18 @@ from typing import Any, Protocol
 from ctxconform.reference._sqlite import MAX_GROUP
 from ctxconform.reference.exceptions import StoreError
 
-__all__ = ["Answer", "Batches", "Calls", "Deliver", "Pool"]
+__all__ = ["Answer", "Batches", "Calls", "Deliver", "Pool", "store_failed"]
 
 Json = dict[str, Any]
 Answer = tuple[int, Json]
 """An HTTP status and the JSON payload of an answer."""
 Deliver = Callable[[Answer], None]
 """Takes an answer on the event loop."""
+
+
+def store_failed(error: StoreError) -> Answer:
+    """The answer to a call the store could not carry out: 503, saying why."""
+    return 503, {"errored": {"message": str(error)}}
 
 
 class Calls(Protocol):
@@ -77,7 +82,7 @@ class Batches:
                 with self._batch():
                     answers = [call() for call, _ in batch]
             except StoreError as error:
-                answers = [(503, {"errored": {"message": str(error)}})] * len(batch)
+                answers = [store_failed(error)] * len(batch)
             self._loop.call_soon_threadsafe(_deliver_all, [deliver for _, deliver in batch], answers)
 
     def _next(self) -> list[tuple[Callable[[], Answer], Deliver]] | None:

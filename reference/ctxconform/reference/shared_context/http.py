@@ -25,7 +25,7 @@ from ctxconform.reference._logging import log_to_stderr
 from ctxconform.reference._tokens import Tokens, load_tokens, mint_token
 from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.shared_context import SharedContext, SharedContextHandler, open_store
-from ctxconform.reference.shared_context._http_calls import Answer, Batches, Calls, Pool
+from ctxconform.reference.shared_context._http_calls import Answer, Batches, Calls, Pool, store_failed
 from ctxconform.reference.shared_context._http_connection import Connection, Limits
 from ctxconform.reference.shared_context._http_wire import HttpError, status_for
 
@@ -153,7 +153,7 @@ def _carry_out(service: Service, target: str, authorization: str | None, body: b
     except (HttpError, SpecError) as error:
         return (error.status if isinstance(error, HttpError) else status_for(error.code)), _error(error)
     except StoreError as error:
-        return 503, {"errored": {"message": str(error)}}
+        return store_failed(error)
     except Exception as error:
         traceback.print_exc(file=sys.stderr)
         return 500, {"errored": {"message": f"the server failed unexpectedly ({type(error).__name__})"}}
