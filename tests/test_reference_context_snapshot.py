@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import subprocess
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,10 @@ from ctxconform.reference.context_snapshot import (
     ObjectId,
     Repositories,
     SnapshotStore,
+    _repository,
     blob_id,
 )
+from ctxconform.reference.context_snapshot._git import run_git
 from ctxconform.reference.context_snapshot._requests import create_request, item_request
 from ctxconform.reference.exceptions import SpecError, StoreError
 
@@ -118,6 +121,55 @@ def test_writing_a_blob_twice_stores_it_once(tmp_path: Path) -> None:
     assert git(repository.path, "count-objects", "-v") == count
     assert repository.read_blob(first) == b"same"
     assert repository.read_blob(blob_id(b"never written")) is None
+
+
+@pytest.mark.parametrize("algorithm", ["sha1", "sha256"])
+def test_a_blob_held_loose_is_found_written_and_read_without_starting_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, algorithm: Any
+) -> None:
+    """Writing content held already, checking it is there and reading it back start no git process."""
+    repository = GitRepository.open(tmp_path / "r", algorithm)
+    oid = repository.write_blob(b"held \x00 bytes")
+    started: list[tuple[str, ...]] = []
+    real = run_git
+
+    def counted(path: Path, *args: str, **options: Any) -> bytes:
+        started.append(args)
+        return real(path, *args, **options)
+
+    monkeypatch.setattr(_repository, "run_git", counted)
+    assert repository.write_blob(b"held \x00 bytes") == oid
+    assert repository.missing([oid]) == []
+    assert repository.read_blob(oid) == b"held \x00 bytes"
+    assert started == []
+    assert repository.read_blob(blob_id(b"absent", algorithm)) is None
+    assert repository.missing([blob_id(b"absent", algorithm)]) == [blob_id(b"absent", algorithm)]
+    assert len(started) == 2  # what is not held loose, git is asked about
+
+
+def test_a_packed_blob_is_found_through_git(tmp_path: Path) -> None:
+    """Once git gc packed a blob, no loose file names it: git is asked, and finds it."""
+    repository = GitRepository.open(tmp_path / "r", "sha1")
+    oid = repository.write_blob(b"packed")
+    git(repository.path, "update-ref", "refs/keep/one", oid.hex)
+    git(repository.path, "gc", "--prune=now", "--quiet")
+    assert not (tmp_path / "r" / "objects" / oid.hex[:2] / oid.hex[2:]).exists()
+    assert repository.read_blob(oid) == b"packed"
+    assert repository.missing([oid]) == []
+    assert repository.write_blob(b"packed") == oid
+
+
+def test_a_loose_file_that_is_not_a_readable_blob_is_left_to_git(tmp_path: Path) -> None:
+    """A loose file whose header does not fit its content is not trusted: the answer is git's, whatever git makes of it."""
+    repository = GitRepository.open(tmp_path / "r", "sha1")
+    oid = repository.write_blob(b"real")
+    loose = tmp_path / "r" / "objects" / oid.hex[:2] / oid.hex[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(b"blob 99\x00real"))
+    git_only = GitRepository(repository.path, "sha1")  # no loose-object path: every read asks git
+    assert repository.read_blob(oid) == git_only.read_blob(oid)
+    loose.write_bytes(b"not zlib at all")
+    assert repository.read_blob(oid) == git_only.read_blob(oid)
 
 
 @pytest.mark.parametrize("strategy", ["ref_anchoring", "orphan_commit", "keep_pack"])
