@@ -40,7 +40,7 @@ PUBLIC = {
     "ctxconform.conformance.run": ["RunOptions", "SuiteRun", "run_suite"],
     "ctxconform.conformance.specdiff": ["Change", "SpecDiff", "SpecTree", "diff_specs", "load_tree"],
     "ctxconform.conformance.cli": ["main"],
-    "ctxconform.reference": ["PROTOCOL_VERSION", "HandlerFactory", "Opening", "Reference", "SpecHandler"],
+    "ctxconform.reference": ["PROTOCOL_VERSION", "HandlerFactory", "Opening", "Reference", "SpecHandler", "in_process_reference"],
     "ctxconform.reference.exceptions": ["SpecError", "StoreError"],
     "ctxconform.reference.shared_context": [
         "HANDLER_FACTORY", "MAX_KEY_LENGTH", "MAX_STORE_TOKENS", "MAX_VALUE_TOKENS", "SPEC_ID", "SPEC_VERSION",

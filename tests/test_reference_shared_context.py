@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from ctxconform.conformance import connect, parse_adapter
 from ctxconform.reference import Reference
 from ctxconform.reference._sqlite import Database
 from ctxconform.reference._wal_index import WalIndex
@@ -672,3 +674,35 @@ def test_the_reference_ranks_codes_as_the_readme_says() -> None:
         with pytest.raises(SpecError) as raised:
             service.handle("s", "o", {"action": "write", **request})
         assert raised.value.code == code
+
+
+def synchronous_settings(state_dir: Path) -> dict[str, int]:
+    """`PRAGMA synchronous` of every open SQLite connection to a file in `state_dir`, by file name (1 NORMAL, 2 FULL)."""
+    found = {}
+    for candidate in gc.get_objects():
+        if not isinstance(candidate, sqlite3.Connection):
+            continue
+        try:
+            path = Path(candidate.execute("PRAGMA database_list").fetchone()[2])
+            setting = candidate.execute("PRAGMA synchronous").fetchone()[0]
+        except sqlite3.ProgrammingError:  # closed
+            continue
+        if path.parent == state_dir:
+            found[path.name] = setting
+    return found
+
+
+@pytest.mark.parametrize(
+    ("adapter", "setting"),
+    [("reference", 1), (f"python:{Reference.__module__}:Reference", 2)],
+    ids=["in-process-reference", "reference-object"],
+)
+def test_the_in_process_reference_commits_unsynced_and_the_reference_synced(tmp_path: Path, adapter: str, setting: int) -> None:
+    """`--adapter reference` opens every SQLite store of its state folder at synchronous=NORMAL; a Reference, at FULL."""
+    implementation = connect(parse_adapter(adapter), tmp_path, timeout=10)
+    implementation.start()
+    try:
+        names = ("shared-context.sqlite3", "content-provider.sqlite3", "context-snapshot.sqlite3")
+        assert synchronous_settings(tmp_path) == dict.fromkeys(names, setting)
+    finally:
+        implementation.stop()

@@ -9,9 +9,9 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ctxconform.reference._handler import HandlerFactory, Opening, SpecHandler
-    from ctxconform.reference._implementation import PROTOCOL_VERSION, Reference
+    from ctxconform.reference._implementation import PROTOCOL_VERSION, Reference, in_process_reference
 
-__all__ = ["PROTOCOL_VERSION", "HandlerFactory", "Opening", "Reference", "SpecHandler"]
+__all__ = ["PROTOCOL_VERSION", "HandlerFactory", "Opening", "Reference", "SpecHandler", "in_process_reference"]
 
 # Loaded on first use: a server's launcher (`python -m ctxconform.reference.mcp` handing over to a fork server)
 # imports this package and nothing of it.
@@ -21,6 +21,7 @@ _WHERE = {
     "SpecHandler": "_handler",
     "PROTOCOL_VERSION": "_implementation",
     "Reference": "_implementation",
+    "in_process_reference": "_implementation",
 }
 
 

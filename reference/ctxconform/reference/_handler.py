@@ -28,11 +28,16 @@ class SpecHandler(Protocol):
 
 @dataclass(frozen=True)
 class Opening:
-    """What a handler is opened with: the run's state folder, the spec's start options, and the store URL if one is set."""
+    """What a handler is opened with: the run's state folder, the spec's start options, and the store URL if one is set.
+
+    `synchronous` is how the SQLite stores in the state folder commit: "full" syncs every commit to disk (it survives
+    a power loss), "normal" does not (a commit survives a killed process only).
+    """
 
     state_dir: Path
     options: Json
     store_url: str | None = None
+    synchronous: str = "full"
 
 
 class HandlerFactory(Protocol):

@@ -14,7 +14,7 @@ from typing import Any, Final
 from ctxconform.reference._handler import HandlerFactory, Opening, SpecHandler
 from ctxconform.reference.exceptions import SpecError, StoreError
 
-__all__ = ["PROTOCOL_VERSION", "Reference", "handler_factories", "spec_packages"]
+__all__ = ["PROTOCOL_VERSION", "Reference", "handler_factories", "in_process_reference", "spec_packages"]
 
 Json = dict[str, Any]
 
@@ -62,6 +62,7 @@ class Reference:
     store_url: str | None = None
     name: str = "ctxconform-reference"
     replaced: tuple[HandlerFactory, ...] = ()
+    synchronous: str = "full"  # of the SQLite stores in the state folder: "normal" skips the fsync of each commit
     handlers: dict[str, SpecHandler] = field(default_factory=dict)
 
     def handle(self, message: Json) -> Json:
@@ -84,7 +85,7 @@ class Reference:
         self.close()
         factories = {factory.spec: factory for factory in (*handler_factories(), *self.replaced)}
         for spec, factory in factories.items():
-            self.handlers[spec] = factory(Opening(state_dir, options.get(spec) or {}, self.store_url))
+            self.handlers[spec] = factory(Opening(state_dir, options.get(spec) or {}, self.store_url, self.synchronous))
         return {
             "type": "started",
             "implementation": {"name": self.name, "version": _VERSION, "language": "python"},
@@ -106,3 +107,12 @@ class Reference:
             return {"type": "reply", "seq": seq, "error": {"code": error.code, "message": error.message}}
         except (StoreError, Exception) as error:  # the protocol's "errored": a failure that is not a spec error
             return {"type": "reply", "seq": seq, "errored": {"message": str(error), "traceback": traceback.format_exc()}}
+
+
+def in_process_reference() -> Reference:
+    """The reference as the kit runs it in its own process: its SQLite commits survive a killed process, unsynced.
+
+    Its state folder is the run's, deleted when the run ends, so a sync to disk per commit (what survives a power
+    loss, and what no test can observe) would cost the run an fsync per write for nothing.
+    """
+    return Reference(synchronous="normal")

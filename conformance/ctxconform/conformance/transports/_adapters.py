@@ -136,7 +136,7 @@ def _command(text: str, prefix: str) -> tuple[str, ...]:
 
 # The one table of connection strings; the first scheme whose prefix matches is the adapter's.
 SCHEMES: Final[tuple[Scheme, ...]] = (
-    Scheme("reference", "reference", "reference", _InProcess, target=lambda _: "ctxconform.reference:Reference"),
+    Scheme("reference", "reference", "reference", _InProcess, target=lambda _: "ctxconform.reference:in_process_reference"),
     Scheme("python", "python:", "python:MODULE:ATTR", _InProcess, target=_python_target),
     Scheme("stdio", "stdio:", "stdio:COMMAND", "_stdio:StdioTransport", command=True),
     Scheme("mcp+stdio", "mcp+stdio:", "mcp+stdio:COMMAND", "_mcp:McpStdioTransport", command=True),

@@ -32,11 +32,11 @@ Operation = Callable[[ContentProviders, Json], Json]
 SPEC_ID: Final = "content-provider"
 
 
-def open_provider_store(state_dir: Path, store_url: str | None = None) -> ProviderStore:
-    """In memory for the store URL `memory:`; otherwise SQLite in the state directory."""
+def open_provider_store(state_dir: Path, store_url: str | None = None, synchronous: str = "full") -> ProviderStore:
+    """In memory for the store URL `memory:`; otherwise SQLite in the state directory, committing as `synchronous` says."""
     if store_url == "memory:":
         return MemoryProviderStore()
-    return SQLiteProviderStore(state_dir / "content-provider.sqlite3")
+    return SQLiteProviderStore(state_dir / "content-provider.sqlite3", synchronous)
 
 
 def _execution(args: object, op: str, *more: str) -> tuple[str, Json]:
@@ -188,23 +188,24 @@ class ContentProviderHandler:
 def open_handler(
     state_dir: Path,
     store_url: str | None = None,
+    synchronous: str = "full",
     service: Callable[[ProviderStore], ContentProviders] = ContentProviders,
     handler: Callable[[ContentProviders], ContentProviderHandler] = ContentProviderHandler,
 ) -> ContentProviderHandler:
     """A `handler` over a `service` over a store in the state directory (or in memory for `memory:`); a variant swaps either."""
-    return handler(service(open_provider_store(state_dir, store_url)))
+    return handler(service(open_provider_store(state_dir, store_url, synchronous)))
 
 
 @dataclass(frozen=True)
 class ContentProviderFactory:
     """Opens content-provider over the run's store; `open` is the override point a mutant replaces."""
 
-    open: Callable[[Path, str | None], SpecHandler] = open_handler
+    open: Callable[[Path, str | None, str], SpecHandler] = open_handler
     spec: str = SPEC_ID
 
     def __call__(self, opening: Opening) -> SpecHandler:
-        """A handler over the state folder and the store URL."""
-        return self.open(opening.state_dir, opening.store_url)
+        """A handler over the state folder, the store URL and how its SQLite store commits."""
+        return self.open(opening.state_dir, opening.store_url, opening.synchronous)
 
 
 HANDLER_FACTORY: Final = ContentProviderFactory()

@@ -20,9 +20,9 @@ CREATE TABLE IF NOT EXISTS providers (
 class SQLiteProviderStore:
     """One row per session holding the whole serialized provider, so a save is atomic and survives a killed process."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, synchronous: str = "FULL") -> None:
         self.path = path
-        self._database = Database(path, _SCHEMA)
+        self._database = Database(path, _SCHEMA, synchronous)
 
     def save(self, session_id: str, provider: ContentProvider) -> None:
         """Replace the session's provider in one IMMEDIATE transaction."""

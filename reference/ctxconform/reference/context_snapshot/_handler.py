@@ -49,15 +49,17 @@ class ContextSnapshotHandler:
         options: Json,
         opener: Callable[[Path, Algorithm], GitRepository] = GitRepository.open,
         service: Callable[[SnapshotStore, Repositories], ContextSnapshots] = ContextSnapshots,
-        store: Callable[[Path], SnapshotStore] = SnapshotStore,
+        store: Callable[[Path, str], SnapshotStore] = SnapshotStore,
+        *,
+        synchronous: str = "full",
     ) -> ContextSnapshotHandler:
-        """Use the repositories the harness names, or bare ones inside the state directory."""
+        """Use the repositories the harness names, or bare ones in the state directory; SQLite commits as `synchronous` says."""
         root = state_dir / "context-snapshot"
         paths: dict[Algorithm, Path] = {
             "sha1": Path(options.get("repository") or root / "sha1.git"),
             "sha256": Path(options.get("repository_sha256") or root / "sha256.git"),
         }
-        return cls(service(store(state_dir / "context-snapshot.sqlite3"), Repositories(paths, opener)))
+        return cls(service(store(state_dir / "context-snapshot.sqlite3", synchronous), Repositories(paths, opener)))
 
     def call(self, op: str, args: Json, context: Json) -> Json:  # noqa: ARG002 - the spec has no call context
         """Carry out one operation."""
@@ -76,12 +78,12 @@ class ContextSnapshotHandler:
 class ContextSnapshotFactory:
     """Opens context-snapshot over the repositories the start options name; `open` is the override point a mutant replaces."""
 
-    open: Callable[[Path, Json], SpecHandler] = ContextSnapshotHandler.from_options
+    open: Callable[..., SpecHandler] = ContextSnapshotHandler.from_options
     spec: str = SPEC_ID
 
     def __call__(self, opening: Opening) -> SpecHandler:
         """A handler over the state folder and the spec's start options."""
-        return self.open(opening.state_dir, opening.options)
+        return self.open(opening.state_dir, opening.options, synchronous=opening.synchronous)
 
 
 HANDLER_FACTORY: Final = ContextSnapshotFactory()

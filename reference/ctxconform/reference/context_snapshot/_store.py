@@ -101,9 +101,9 @@ class SnapshotStore:
     transactions: ClassVar[type[SnapshotTransaction]] = SnapshotTransaction
     """The class of the transactions the store opens; the point a variant overrides."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, synchronous: str = "FULL") -> None:
         self.path = path
-        self._database = Database(path, _SCHEMA)
+        self._database = Database(path, _SCHEMA, synchronous)
 
     @contextmanager
     def transaction(self) -> Iterator[SnapshotTransaction]:

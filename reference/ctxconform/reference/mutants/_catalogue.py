@@ -71,8 +71,8 @@ class Catalogue:
 
 def _reference(name: str, opener: Callable[[], HandlerFactory]) -> Factory:
     def build() -> Reference:
-        # The name is what the implementation says it is in reports.
-        return Reference(name=f"mutant:{name}", replaced=(opener(),))
+        # The name is what the implementation says it is in reports; it runs in the kit's process, as the reference does.
+        return Reference(name=f"mutant:{name}", replaced=(opener(),), synchronous="normal")
 
     build.__name__ = name
     return build

@@ -54,9 +54,10 @@ class SharedContextFactory:
 
     def __call__(self, opening: Opening) -> SharedContextHandler:
         """A handler over the store URL given, else `CTXCONFORM_STORE`, else SQLite in the state folder."""
-        url = (
-            opening.store_url or os.environ.get("CTXCONFORM_STORE") or f"sqlite:///{opening.state_dir / 'shared-context.sqlite3'}"
-        )
+        in_state = f"sqlite:///{opening.state_dir / 'shared-context.sqlite3'}"
+        if opening.synchronous != "full":
+            in_state += f"?synchronous={opening.synchronous}"
+        url = opening.store_url or os.environ.get("CTXCONFORM_STORE") or in_state
         return SharedContextHandler(self.service(open_store(url)))
 
 

@@ -53,8 +53,8 @@ class PersistedProviderIsShared(ContentProviders):
 def persists_in_memory_only() -> ContentProviderFactory:
     """The reference, except that persisted providers are kept in memory, lost when the implementation restarts."""
 
-    def in_memory(state_dir: Path, store_url: str | None) -> ContentProviderHandler:  # noqa: ARG001 - the URL is what it ignores
-        return open_handler(state_dir, "memory:")
+    def in_memory(state_dir: Path, store_url: str | None, synchronous: str) -> ContentProviderHandler:  # noqa: ARG001 - the URL is what it ignores
+        return open_handler(state_dir, "memory:", synchronous)
 
     return ContentProviderFactory(open=in_memory)
 
@@ -95,7 +95,7 @@ class _PathJoinedStore:
 def provider_files_named_by_session_id() -> ContentProviderFactory:
     """The reference, except that a session is saved in a file named by its id joined to the state folder ('./x' is 'x')."""
 
-    def path_joined(state_dir: Path, store_url: str | None) -> ContentProviderHandler:  # noqa: ARG001 - the URL is what it ignores
+    def path_joined(state_dir: Path, store_url: str | None, synchronous: str) -> ContentProviderHandler:  # noqa: ARG001 - files of its own
         return ContentProviderHandler(ContentProviders(_PathJoinedStore(state_dir)))
 
     return ContentProviderFactory(open=path_joined)
@@ -124,7 +124,7 @@ class _OneFileStore:
 def sessions_in_one_file_per_process() -> ContentProviderFactory:
     """The reference, except that all sessions are one JSON file each process reads at start and rewrites whole."""
 
-    def one_file(state_dir: Path, store_url: str | None) -> ContentProviderHandler:  # noqa: ARG001 - the URL is what it ignores
+    def one_file(state_dir: Path, store_url: str | None, synchronous: str) -> ContentProviderHandler:  # noqa: ARG001 - one file of its own
         return ContentProviderHandler(ContentProviders(_OneFileStore(state_dir / "sessions.json")))
 
     return ContentProviderFactory(open=one_file)
