@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -13,8 +11,8 @@ from ctxconform.conformance.exceptions import (
     ProtocolViolation,
     TransportFailure,
 )
-from ctxconform.conformance.judge._clip import clip, clip_text
 from ctxconform.conformance.transports._protocol import PROTOCOL_VERSION, Reply, Started, check_incoming, check_outgoing
+from ctxconform.conformance.transports._transcript import Exchange, Transcript
 from ctxconform.conformance.transports._transport import Transport
 
 __all__ = ["START_TIMEOUT", "Exchange", "Implementation"]
@@ -26,20 +24,6 @@ _TRANSCRIPT: Final = 50
 START_TIMEOUT: Final = 30.0
 # The end of a failed start's stderr kept in its message: where a crash usually says why.
 _START_DETAIL: Final = 4000
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One call and what came back, for reports and replays."""
-
-    call: Json
-    reply: Json | None
-    failure: str | None = None
-
-    @classmethod
-    def clipped(cls, call: Json, reply: Json | None, failure: str | None = None) -> Exchange:
-        """An exchange holding clipped copies: the transcript keeps 50 of them, and a reply may take 64 MiB."""
-        return cls(_clipped(call), None if reply is None else _clipped(reply), None if failure is None else clip_text(failure))
 
 
 class Implementation:
@@ -62,7 +46,7 @@ class Implementation:
         self.timeout = timeout
         self.start_timeout = start_timeout
         self.restarts = 0
-        self.transcript: deque[Exchange] = deque(maxlen=_TRANSCRIPT)
+        self.transcript = Transcript(_TRANSCRIPT)
         self._transport = transport
         self._reopen = reopen
         self._seq = 0
@@ -123,11 +107,11 @@ class Implementation:
         try:
             answer = self._exchange_reply(message)
         except TransportFailure as failure:
-            self.transcript.append(Exchange.clipped(message, None, f"{failure.verdict}: {failure.message}"))
+            self.transcript.record(message, None, f"{failure.verdict}: {failure.message}")
             if failure.verdict != "ERRORED":
                 self._broken = failure
             raise
-        self.transcript.append(Exchange.clipped(message, answer))
+        self.transcript.record(message, answer)
         return Reply.from_message(answer)
 
     def another(self) -> Implementation:
@@ -179,9 +163,3 @@ class Implementation:
         if "error" in answer:
             answer = {**answer, "error": dict(answer["error"])}
         return answer
-
-
-def _clipped(value: Json) -> Json:
-    clipped = clip(value)
-    assert isinstance(clipped, dict)
-    return clipped
