@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ctxconform.conformance.exceptions import ABSENT, ProtocolViolation, RequirementFailure
 from ctxconform.conformance.judge._clip import MAX_CHARS, clip
@@ -26,7 +28,7 @@ from ctxconform.conformance.run._session import Harness
 from ctxconform.conformance.transports import _lines, _stdio
 from ctxconform.conformance.transports._implementation import Implementation
 from ctxconform.conformance.transports._inprocess import InProcessTransport
-from ctxconform.conformance.transports._protocol import MAX_NESTING, check_incoming
+from ctxconform.conformance.transports._protocol import MAX_NESTING, check_incoming, nesting
 from ctxconform.conformance.transports._stdio import StdioTransport
 from helpers import load_report
 
@@ -194,6 +196,36 @@ def test_a_deep_reply_is_a_protocol_violation_on_every_path(tmp_path: Path) -> N
     implementation.start()
     with pytest.raises(ProtocolViolation):
         implementation.call("any", "op", {})
+
+
+json_trees = st.recursive(
+    st.none() | st.integers() | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4),
+    max_leaves=40,
+)
+
+
+def depth(value: object) -> int:
+    """How deep lists and objects nest, counted recursively (the definition `nesting` must agree with)."""
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    return 0
+
+
+@given(tree=json_trees, limit=st.integers(0, 8))
+def test_nesting_counts_the_depth_and_stops_once_past_the_limit(tree: object, limit: int) -> None:
+    """`nesting` is the depth while it is within the limit, and some number past the limit once the depth is."""
+    found = nesting(tree, limit)
+    assert found == depth(tree) if depth(tree) <= limit else limit < found <= depth(tree)
+
+
+def test_a_reply_exactly_at_the_nesting_limit_passes_and_one_level_more_does_not() -> None:
+    """The reply object itself is the first level: MAX_NESTING levels in all pass the check, one more is refused."""
+    check_incoming("reply", {"type": "reply", "seq": 1, "result": nested(MAX_NESTING - 1)})
+    with pytest.raises(ProtocolViolation, match="deeper than"):
+        check_incoming("reply", {"type": "reply", "seq": 1, "result": nested(MAX_NESTING)})
 
 
 def test_a_deep_line_is_protocol_not_a_recursion_error() -> None:
