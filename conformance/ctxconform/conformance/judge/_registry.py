@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Final, Literal
@@ -60,18 +60,20 @@ class Registry:
     document: str
     requirements: tuple[Requirement, ...]
     informative: tuple[Informative, ...] = ()
+    _by_id: dict[str, Requirement] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # First of an id wins, as a scan would find it; read_registry refuses a registry that repeats one anyway.
+        object.__setattr__(self, "_by_id", {r.id: r for r in reversed(self.requirements)})
 
     def __getitem__(self, requirement_id: str) -> Requirement:
         """Return a requirement by id."""
-        for requirement in self.requirements:
-            if requirement.id == requirement_id:
-                return requirement
-        raise KeyError(requirement_id)
+        return self._by_id[requirement_id]
 
     @property
     def ids(self) -> frozenset[str]:
         """Every requirement id of the spec."""
-        return frozenset(r.id for r in self.requirements)
+        return frozenset(self._by_id)
 
 
 def coverage_problems(registries: list[Registry], named: dict[str, list[str]]) -> list[str]:

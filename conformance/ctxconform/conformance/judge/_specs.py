@@ -12,7 +12,7 @@ import pkgutil
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Final
@@ -72,9 +72,9 @@ class Spec:
         """The spec's requirement registry, `registry.toml` beside its suite."""
         return self.suite / "registry.toml"
 
-    @property
+    @cached_property
     def registry(self) -> Registry:
-        """The requirements of the spec, checked."""
+        """The requirements of the spec, checked (once: every check a test makes looks its requirement up here)."""
         registry = read_registry(self.registry_file)
         if registry.spec != self.id:
             raise ConfigurationError(f"{self.registry_file} is the registry of {registry.spec!r}, not of {self.id!r}")
