@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
+from ctxconform.conformance.report._json import indented_json
 from ctxconform.conformance.report._model import ImplementationReport, Report, TestResult
 
 __all__ = ["CTRF_SPEC_VERSION", "ctrf_status", "render_ctrf"]
@@ -45,7 +46,7 @@ def render_ctrf(report: Report) -> str:
         },
         "extra": {"seed": report.seed, "profile": report.profile, "level": report.level, "conformant": report.conformant},
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return indented_json(document)
 
 
 def _summary(report: Report, tests: list[dict[str, Any]]) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Final
@@ -10,6 +9,7 @@ from typing import Final
 from ctxconform.conformance.report._badge import badge_for
 from ctxconform.conformance.report._ctrf import render_ctrf
 from ctxconform.conformance.report._html import render_html
+from ctxconform.conformance.report._json import indented_json
 from ctxconform.conformance.report._junit import render_junit
 from ctxconform.conformance.report._markdown import render_markdown
 from ctxconform.conformance.report._model import Report
@@ -22,7 +22,7 @@ _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 def write_reports(report: Report, folder: Path) -> list[Path]:
     """Write the report and every rendering of it into `folder`; return the files written."""
     documents = {
-        "report.json": json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
+        "report.json": indented_json(report.model_dump(mode="json")),
         "junit.xml": render_junit(report),
         "ctrf.json": render_ctrf(report),
         "summary.md": render_markdown(report),
