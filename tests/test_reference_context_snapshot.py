@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import os
 import subprocess
+import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -145,6 +147,19 @@ def test_a_blob_held_loose_is_found_written_and_read_without_starting_git(
     assert repository.read_blob(blob_id(b"absent", algorithm)) is None
     assert repository.missing([blob_id(b"absent", algorithm)]) == [blob_id(b"absent", algorithm)]
     assert len(started) == 2  # what is not held loose, git is asked about
+
+
+def test_writing_a_blob_held_loose_again_freshens_it_as_git_does(tmp_path: Path) -> None:
+    """Its file's time becomes now, so that gc's expiry counts it as just written (git hash-object -w does the same)."""
+    repository = GitRepository.open(tmp_path / "r", "sha1")
+    oid = repository.write_blob(b"old")
+    loose = tmp_path / "r" / "objects" / oid.hex[:2] / oid.hex[2:]
+    three_weeks_ago = time.time() - 21 * 86400
+    os.utime(loose, (three_weeks_ago, three_weeks_ago))
+    assert repository.write_blob(b"old") == oid
+    assert loose.stat().st_mtime > time.time() - 60
+    git(repository.path, "prune", "--expire=2.weeks.ago")
+    assert repository.read_blob(oid) == b"old"
 
 
 def test_a_packed_blob_is_found_through_git(tmp_path: Path) -> None:

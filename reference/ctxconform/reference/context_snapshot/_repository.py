@@ -1,12 +1,13 @@
 """The Git repository blobs are stored in: written with `git hash-object -w`, read with `git cat-file --batch`.
 
 A blob Git holds as a loose object needs no git process: its file is named by its id, so writing content the
-repository holds already or checking that a blob is there costs one `stat`, and reading it one zlib inflate, where
+repository holds already or checking that a blob is there costs one system call, and reading it one zlib inflate, where
 starting git costs milliseconds. Anything else (a packed object, a file that does not read as the blob) is asked of git.
 """
 
 from __future__ import annotations
 
+import os
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -51,7 +52,7 @@ class GitRepository:
 
     def write_blob(self, content: bytes) -> ObjectId:
         """Store `content` as a blob (a no-op when Git already has it) and return its id."""
-        if self._loose(expected := blob_id(content, self.algorithm)):
+        if self._freshened(expected := blob_id(content, self.algorithm)):
             return expected
         written = self.run("hash-object", "-w", "--no-filters", "--stdin", stdin=content).decode().strip()
         if written != expected.hex:
@@ -89,6 +90,19 @@ class GitRepository:
             return None
         header, nul, content = stored.partition(b"\0")
         return content if nul and header == b"blob %d" % len(content) else None
+
+    def _freshened(self, oid: ObjectId) -> bool:
+        """Whether `oid` is held loose, its file's time then set to now, as git does when asked to write it again.
+
+        gc prunes an unreachable loose object by that time: a blob written again must count as written now.
+        """
+        if self.objects is None or oid.algorithm != self.algorithm:
+            return False
+        try:
+            os.utime(self.objects / oid.hex[:2] / oid.hex[2:])
+        except OSError:  # not there (or not ours to touch): git writes it, or says why it cannot
+            return False
+        return True
 
     def _loose(self, oid: ObjectId) -> bool:
         """Whether Git holds `oid` as a loose object (its id names a blob: the hash covers the type)."""
