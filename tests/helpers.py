@@ -38,6 +38,15 @@ class Cli:
         )
 
 
+def depth_of(value: object) -> int:
+    """How many lists and objects deep `value` goes, counted recursively."""
+    if isinstance(value, list):
+        return 1 + max(map(depth_of, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(depth_of, value.values()), default=0)
+    return 0
+
+
 def load_report(folder: Path) -> dict[str, Any]:
     """Read report.json from a report folder."""
     report: dict[str, Any] = json.loads((folder / "report.json").read_text(encoding="utf-8"))

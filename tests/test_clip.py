@@ -9,6 +9,7 @@ import pytest
 
 from ctxconform.conformance.judge._clip import MAX_CHARS, MAX_DEPTH, MAX_ITEMS, clip
 from ctxconform.conformance.report._model import TestResult
+from helpers import depth_of
 
 
 def nested(depth: int) -> Any:
@@ -17,15 +18,6 @@ def nested(depth: int) -> Any:
     for _ in range(depth):
         value = [value]
     return value
-
-
-def depth_of(value: Any) -> int:
-    """How many lists and objects deep `value` goes."""
-    if isinstance(value, list):
-        return 1 + max(map(depth_of, value), default=0)
-    if isinstance(value, dict):
-        return 1 + max(map(depth_of, value.values()), default=0)
-    return 0
 
 
 def test_small_values_are_kept_as_they_are() -> None:

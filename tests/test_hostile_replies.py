@@ -30,7 +30,7 @@ from ctxconform.conformance.transports._implementation import Implementation
 from ctxconform.conformance.transports._inprocess import InProcessTransport
 from ctxconform.conformance.transports._protocol import MAX_NESTING, check_incoming, nesting
 from ctxconform.conformance.transports._stdio import StdioTransport
-from helpers import load_report
+from helpers import depth_of, load_report
 
 CHILD = Path(__file__).with_name("faulty_child.py")
 HERE = Path(__file__).resolve().parent
@@ -205,20 +205,11 @@ json_trees = st.recursive(
 )
 
 
-def depth(value: object) -> int:
-    """How deep lists and objects nest, counted recursively (the definition `nesting` must agree with)."""
-    if isinstance(value, list):
-        return 1 + max(map(depth, value), default=0)
-    if isinstance(value, dict):
-        return 1 + max(map(depth, value.values()), default=0)
-    return 0
-
-
 @given(tree=json_trees, limit=st.integers(0, 8))
 def test_nesting_counts_the_depth_and_stops_once_past_the_limit(tree: object, limit: int) -> None:
     """`nesting` is the depth while it is within the limit, and some number past the limit once the depth is."""
-    found = nesting(tree, limit)
-    assert found == depth(tree) if depth(tree) <= limit else limit < found <= depth(tree)
+    found, depth = nesting(tree, limit), depth_of(tree)  # depth_of: the recursive definition nesting must agree with
+    assert found == depth if depth <= limit else limit < found <= depth
 
 
 def test_a_reply_exactly_at_the_nesting_limit_passes_and_one_level_more_does_not() -> None:
