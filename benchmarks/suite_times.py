@@ -19,16 +19,16 @@ WHOLE_RUN_GOAL_S = 10.0
 ALL = tuple(specs())
 # Each transport and the specs it serves: HTTP serves shared-context only, the MCP server the specs with MCP tools.
 MCP = tuple(spec.id for spec in specs().values() if spec.mcp_tools)
+# The servers' shared-context store commits as the in-process reference's does (unsynced, kill-safe), so that each
+# transport's ratio to in-process is the transport's cost, not an fsync per write on one side only.
+STORE = "--store sqlite:///{state_dir}/shared-context.sqlite3?synchronous=normal"
 TRANSPORTS = {
     "in-process": ("reference", ALL),
-    "stdio": (f"stdio:{PYTHON} -m ctxconform.reference.stdio", ALL),
-    "http": (
-        f"http+serve:{PYTHON} -m ctxconform.reference.shared_context.http --store sqlite:///{{state_dir}}/sc.db",
-        ("shared-context",),
-    ),
-    "mcp+http": (f"mcp+http+serve:{PYTHON} -m ctxconform.reference.mcp --http", MCP),
+    "stdio": (f"stdio:{PYTHON} -m ctxconform.reference.stdio --factory ctxconform.reference:in_process_reference", ALL),
+    "http": (f"http+serve:{PYTHON} -m ctxconform.reference.shared_context.http {STORE}", ("shared-context",)),
+    "mcp+http": (f"mcp+http+serve:{PYTHON} -m ctxconform.reference.mcp --http {STORE}", MCP),
     # One server per participant: shared-context is the suite that starts them, and the one the figure is about.
-    "mcp+stdio": (f"mcp+stdio:{PYTHON} -m ctxconform.reference.mcp", ("shared-context",)),
+    "mcp+stdio": (f"mcp+stdio:{PYTHON} -m ctxconform.reference.mcp {STORE}", ("shared-context",)),
 }
 
 
