@@ -65,6 +65,13 @@ def test_a_head_http_does_not_allow_here_is_refused_with_its_status(head: bytes,
     assert len(refused.value.message) < 300
 
 
+@pytest.mark.parametrize("digits", ["9" * 19, "9" * 5000, "0" * 5000 + "12"])
+def test_a_content_length_of_any_number_of_digits_is_read_without_error(digits: str) -> None:
+    """Thousands of digits (more than Python reads as an integer) are a length too long to serve; leading zeros count not."""
+    length = parse_head(b"POST /x HTTP/1.1\r\nContent-Length: " + digits.encode()).content_length
+    assert length == 12 if digits.endswith("12") else length >= 10**18
+
+
 def test_a_response_is_whole_with_its_length_and_says_when_it_closes() -> None:
     """Status line, content type and length, and Connection: close only when the connection ends after it."""
     kept, closing = response(404, {"error": {"code": "X"}}, close=False), response(200, {"ok": "\ud800"}, close=True)

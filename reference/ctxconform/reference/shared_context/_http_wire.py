@@ -25,6 +25,7 @@ _TOO_LARGE: Final = frozenset({"VALUE_TOO_LARGE", "STORE_FULL"})
 _FIXED_STATUS: Final = {"UNAUTHENTICATED": 401, "FORBIDDEN": 403, "UNKNOWN_OP": 404}
 _TOKEN: Final = frozenset(b"!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _SERVER: Final = b"Server: ctxconform-reference\r\n"
+_LENGTH_DIGITS: Final = 18  # a Content-Length with more significant digits is read as 10**18: too long to serve
 
 
 def status_for(code: str) -> int:
@@ -102,7 +103,9 @@ def _content_length(text: str | None) -> int:
         return 0
     if not text.isascii() or not text.isdigit():
         raise HttpError("INVALID_REQUEST", "Content-Length is not a number")
-    return int(text)
+    # Past any body served, and Python refuses to read an integer of over 4,300 digits: say "too long" instead.
+    significant = text.lstrip("0")
+    return int(significant or "0") if len(significant) <= _LENGTH_DIGITS else 10**_LENGTH_DIGITS
 
 
 class _Date:
