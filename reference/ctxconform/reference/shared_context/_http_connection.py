@@ -9,7 +9,14 @@ from typing import Any, Final, Protocol
 from urllib.parse import urlsplit
 
 from ctxconform.reference.shared_context._http_calls import Answer, Calls
-from ctxconform.reference.shared_context._http_wire import MAX_HEAD_BYTES, HttpError, RequestHead, parse_head, response
+from ctxconform.reference.shared_context._http_wire import (
+    MAX_HEAD_BYTES,
+    HttpError,
+    RequestHead,
+    error_payload,
+    parse_head,
+    response,
+)
 
 __all__ = ["Connection", "Limits", "Served"]
 
@@ -138,7 +145,7 @@ class Connection(asyncio.Protocol):
         try:
             head = self.head or self._take_head()
         except HttpError as error:
-            self._send(error.status, _error(error), close=True)
+            self._send(error.status, error_payload(error), close=True)
             return False
         if head is None:
             return False
@@ -177,7 +184,7 @@ class Connection(asyncio.Protocol):
             dropped = min(length, len(self.buffer))
             del self.buffer[:dropped]
             self.discard = length - dropped
-        self._send(413, _error(error), close=not drained)
+        self._send(413, error_payload(error), close=not drained)
 
     def _serve(self, head: RequestHead, body: bytes) -> None:
         path = urlsplit(head.target).path
@@ -186,11 +193,11 @@ class Connection(asyncio.Protocol):
                 self._send(200, self.service.info(), close=not head.keep_alive)
             else:
                 error = HttpError("UNKNOWN_OP", f"no resource at {head.target[:200]!r}; GET / or POST an operation")
-                self._send(error.status, _error(error), close=not head.keep_alive)
+                self._send(error.status, error_payload(error), close=not head.keep_alive)
             return
         if head.method != "POST":
             error = HttpError("INVALID_REQUEST", f"method {head.method[:20]!r} is not served; GET / or POST", status=405)
-            self._send(405, _error(error), close=not head.keep_alive)
+            self._send(405, error_payload(error), close=not head.keep_alive)
             return
         self.busy = True
         self._wait(None)  # the call takes what it takes: a slow store is not the client's delay
@@ -229,7 +236,3 @@ class Connection(asyncio.Protocol):
         self.timer = None
         if self.transport is not None:
             self.transport.abort()  # too slow: no answer is owed
-
-
-def _error(error: HttpError) -> Json:
-    return {"error": {"code": error.code, "message": error.message}}

@@ -14,7 +14,9 @@ from email.utils import formatdate
 from http import HTTPStatus
 from typing import Any, Final
 
-__all__ = ["MAX_HEADERS", "MAX_HEAD_BYTES", "HttpError", "RequestHead", "parse_head", "response", "status_for"]
+from ctxconform.reference.exceptions import SpecError
+
+__all__ = ["MAX_HEADERS", "MAX_HEAD_BYTES", "HttpError", "RequestHead", "error_payload", "parse_head", "response", "status_for"]
 
 MAX_HEAD_BYTES: Final = 64 * 1024
 """The longest request line and header fields together, in bytes (a longer head is 431)."""
@@ -47,6 +49,11 @@ class HttpError(Exception):
         self.code = code
         self.message = message
         self.status = status or status_for(code)
+
+
+def error_payload(error: HttpError | SpecError) -> dict[str, Any]:
+    """The JSON payload of a refusal: its code and message."""
+    return {"error": {"code": error.code, "message": error.message}}
 
 
 @dataclass(frozen=True)

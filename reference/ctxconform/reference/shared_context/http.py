@@ -27,7 +27,7 @@ from ctxconform.reference.exceptions import SpecError, StoreError
 from ctxconform.reference.shared_context import SharedContext, SharedContextHandler, open_store
 from ctxconform.reference.shared_context._http_calls import Answer, Batches, Calls, Pool, store_failed
 from ctxconform.reference.shared_context._http_connection import Connection, Limits
-from ctxconform.reference.shared_context._http_wire import HttpError, status_for
+from ctxconform.reference.shared_context._http_wire import HttpError, error_payload, status_for
 
 __all__ = ["MAX_BODY_BYTES", "HttpError", "Limits", "Tokens", "build_server", "main", "mint_token"]
 
@@ -113,7 +113,15 @@ class Service:
 
     def carry_out(self, target: str, authorization: str | None, body: bytes) -> Answer:
         """The answer to one POST: its status and payload (run off the event loop)."""
-        return _carry_out(self, target, authorization, body)
+        try:
+            return 200, {"result": self.answer(Route.parse(target), authorization, body)}
+        except (HttpError, SpecError) as error:
+            return (error.status if isinstance(error, HttpError) else status_for(error.code)), error_payload(error)
+        except StoreError as error:
+            return store_failed(error)
+        except Exception as error:
+            traceback.print_exc(file=sys.stderr)
+            return 500, {"errored": {"message": f"the server failed unexpectedly ({type(error).__name__})"}}
 
     def answer(self, route: Route, authorization: str | None, body: bytes) -> Json:
         """Authenticate, parse the body and carry out the call; raise HttpError or SpecError to refuse it."""
@@ -144,23 +152,6 @@ def _json_object(body: bytes) -> Json:
     if not isinstance(args, dict):
         raise HttpError("INVALID_REQUEST", f"the body must be a JSON object, got {type(args).__name__}")
     return args
-
-
-def _carry_out(service: Service, target: str, authorization: str | None, body: bytes) -> Answer:
-    """Carry out one POST off the event loop: the status and payload of its answer."""
-    try:
-        return 200, {"result": service.answer(Route.parse(target), authorization, body)}
-    except (HttpError, SpecError) as error:
-        return (error.status if isinstance(error, HttpError) else status_for(error.code)), _error(error)
-    except StoreError as error:
-        return store_failed(error)
-    except Exception as error:
-        traceback.print_exc(file=sys.stderr)
-        return 500, {"errored": {"message": f"the server failed unexpectedly ({type(error).__name__})"}}
-
-
-def _error(error: HttpError | SpecError) -> Json:
-    return {"error": {"code": error.code, "message": error.message}}
 
 
 def build_server(
