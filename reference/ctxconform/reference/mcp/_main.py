@@ -21,8 +21,8 @@ The other specs' handlers are opened on their first call, as the stdio server op
 ``repository``, as the harness sets them) and ``--store`` as the store URL.
 A server started on a state directory where another already runs (over stdio or HTTP) is forked from a process that
 has the MCP SDK imported (a fork server the first one started), not started afresh; ``CTXCONFORM_FORKSERVER=0`` turns
-that off. Over stdio the spec tools' calls are answered as the SDK would answer them, without it (`_fastpath`);
-``CTXCONFORM_MCP_FASTPATH=0`` sends every call through the SDK.
+that off. Over stdio and HTTP the spec tools' calls are answered as the SDK would answer them, without it
+(`_fastpath`, `_http_fastpath`); ``CTXCONFORM_MCP_FASTPATH=0`` sends every call through the SDK.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from typing import Any, Final
 import anyio
 import uvicorn
 from mcp.server.mcpserver import MCPServer
+from starlette.types import ASGIApp
 
 from ctxconform.reference._handler import Opening
 from ctxconform.reference._logging import log_to_stderr
@@ -46,13 +47,13 @@ from ctxconform.reference._tokens import load_tokens
 from ctxconform.reference.exceptions import StoreError
 from ctxconform.reference.mcp._fastpath import FastPath
 from ctxconform.reference.mcp._forkserver import serve_forks
+from ctxconform.reference.mcp._http_fastpath import HttpFastPath
 from ctxconform.reference.mcp._server import (
     MAX_BODY_BYTES,
     HandlerTools,
     ServerState,
     SharedContextConnection,
     build_over,
-    build_server,
     session_of,
 )
 from ctxconform.reference.mcp._stdio import serve_stdio
@@ -77,12 +78,17 @@ def main(argv: list[str] | None = None) -> int:
         if options.http:
             return _serve_http(read_context, shared, handled, options)
         state, server = _stdio_server(read_context, shared, handled)
-        fast = None if os.environ.get("CTXCONFORM_MCP_FASTPATH") == "0" else FastPath(state)
+        fast = FastPath(state) if _fast_path() else None
         anyio.run(serve_stdio, session_of(server), fast, backend_options=_LOOP)
     finally:
         shared.close()
         handled.close()
     return 0
+
+
+def _fast_path() -> bool:
+    """Whether the spec tools' calls the SDK would answer in a known way are answered without it (see `_fastpath`)."""
+    return os.environ.get("CTXCONFORM_MCP_FASTPATH") != "0"
 
 
 # uvloop's event loop where it is installed (it is on Linux and macOS): a third less server time a call.
@@ -159,9 +165,11 @@ def _serve_http(
         return 2
     host, port = listener.getsockname()[:2]
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
-    app = build_server(read_context, shared, tokens, url, handled).streamable_http_app(
-        json_response=True, max_request_body_size=options.max_body_bytes, host=options.host
-    )
+    state = ServerState(read_context, shared, handled)
+    server = build_over(state, tokens, url)
+    app: ASGIApp = server.streamable_http_app(json_response=True, max_request_body_size=options.max_body_bytes, host=options.host)
+    if _fast_path():
+        app = HttpFastPath(app, server, state, tokens, max_body=options.max_body_bytes)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=2)
     print(f"listening on {url}", flush=True)
     uvicorn.Server(config).run(sockets=[listener])

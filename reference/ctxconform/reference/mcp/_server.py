@@ -30,6 +30,7 @@ __all__ = [
     "MAX_BODY_BYTES",
     "SESSION_META",
     "HandlerTools",
+    "ParticipantTokens",
     "ServerState",
     "SharedContextConnection",
     "build_over",
@@ -144,7 +145,7 @@ class HandlerTools:
         self._handlers.clear()
 
 
-class _ParticipantTokens:
+class ParticipantTokens:
     """Verifies bearer tokens for MCP over HTTP: a token is valid when it names a participant."""
 
     def __init__(self, tokens: Tokens) -> None:
@@ -200,7 +201,7 @@ def build_over(state: ServerState, tokens: Tokens | None = None, url: str = "", 
         version="0.1.0",
         instructions=_INSTRUCTIONS,
         log_level="WARNING",
-        token_verifier=None if tokens is None else _ParticipantTokens(tokens),
+        token_verifier=None if tokens is None else ParticipantTokens(tokens),
         auth=None if tokens is None else _resource_server(url),
     )
     # The SDK opens an OpenTelemetry span per message, a no-op until an exporter is installed but a twentieth of a
