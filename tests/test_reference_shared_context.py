@@ -706,3 +706,14 @@ def test_the_in_process_reference_commits_unsynced_and_the_reference_synced(tmp_
         assert synchronous_settings(tmp_path) == dict.fromkeys(names, setting)
     finally:
         implementation.stop()
+
+
+@pytest.mark.parametrize("request_", [{"action": "\U0001f600" * 2**20}, {"action": [["x" * 2**20]]}])
+def test_an_unknown_action_of_a_megabyte_is_named_briefly(request_: dict[str, Any]) -> None:
+    """The refusal of a huge action quotes the start of it, not all of it: an error message stays readable."""
+    service = SharedContext(MemoryStore())
+    service.create_session("s")
+    with pytest.raises(SpecError) as refused:
+        service.handle("s", "agent", request_)
+    assert refused.value.code == "INVALID_ACTION"
+    assert len(refused.value.message) < 300

@@ -197,7 +197,7 @@ class SharedContext:
             _writable(tx, sid)
             if tx.snapshot(sid, label) is not None:
                 raise SpecError(
-                    "SNAPSHOT_EXISTS", f"a snapshot labelled {label!r} exists and is never replaced; choose another label"
+                    "SNAPSHOT_EXISTS", f"a snapshot labelled {label!r:.100} exists and is never replaced; choose another label"
                 )
             taken_at = self._clock()
             count = tx.put_snapshot(sid, label, taken_at)
@@ -209,7 +209,7 @@ def _parse(request: object) -> tuple[str, Mapping[str, Any]]:
         raise SpecError("INVALID_REQUEST", "the request must be a JSON object with an 'action'")
     action = request.get("action")
     if not isinstance(action, str) or action not in _FIELDS:
-        raise SpecError("INVALID_ACTION", f"unknown action {action!r}; expected one of {', '.join(_FIELDS)}")
+        raise SpecError("INVALID_ACTION", f"unknown action {action!r:.100}; expected one of {', '.join(_FIELDS)}")
     allowed, required = _FIELDS[action]
     extra = set(request) - allowed - {"action"}
     if extra:
@@ -333,7 +333,7 @@ def _read_snapshot(tx: Transaction, sid: str, fields: Mapping[str, Any]) -> Json
     label = _label(fields["label"])
     found = tx.snapshot(sid, label)
     if found is None:
-        raise SpecError("SNAPSHOT_NOT_FOUND", f"no snapshot labelled {label!r} in this session")
+        raise SpecError("SNAPSHOT_NOT_FOUND", f"no snapshot labelled {label!r:.100} in this session")
     taken_at, entries = found
     return {"label": label, "taken_at": taken_at, "entries": [_entry_json(e) for e in entries]}
 
