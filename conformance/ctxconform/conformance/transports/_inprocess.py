@@ -66,11 +66,12 @@ class InProcessTransport:
         """Hand a JSON copy of the message to the implementation and return a JSON copy of its answer."""
         handler = self._handler
         assert handler is not None, "harness bug: exchange before open"
-        copy = json.loads(json.dumps(message))
+        # Not escaped to ASCII: the copy is the same, and a megabyte of emoji copies five times faster.
+        copy = json.loads(json.dumps(message, ensure_ascii=False))
         inline = self._signals and _SIGNALS.ours() and threading.current_thread() is threading.main_thread()
         answer = _inline(handler, copy, timeout) if inline else self._threaded(handler, copy, timeout)
         try:
-            return json.loads(json.dumps(answer, allow_nan=False))
+            return json.loads(json.dumps(answer, ensure_ascii=False, allow_nan=False))
         except RecursionError as error:
             raise ProtocolViolation("the answer nests lists and objects too deep to copy; flatten it") from error
         except Exception as error:  # its own types' methods run while it is copied

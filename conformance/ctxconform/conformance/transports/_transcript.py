@@ -70,7 +70,7 @@ class _Clipped:
 
 def _frozen(message: Json) -> object:
     try:
-        text = json.dumps(message)
+        text = json.dumps(message, ensure_ascii=False)  # the same text read back, at a fraction of the cost
     except (TypeError, ValueError, RecursionError):  # not JSON (a test's own bad input may hold anything)
         return _Clipped(_clipped(message))
     return text if len(text) <= _KEPT_TEXT else _Clipped(_clipped(message))
