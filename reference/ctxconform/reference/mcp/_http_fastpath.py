@@ -169,7 +169,7 @@ class HttpFastPath:
             result = None
         version = result.get("protocolVersion") if isinstance(result, dict) else None
         live = getattr(self._manager, "_server_instances", {})
-        if len(self._sessions) >= 2 * len(live) + 16:
+        if len(self._sessions) >= 2 * len(live) + 16:  # now and then, forget the sessions the SDK has let go
             self._sessions = {key: value for key, value in self._sessions.items() if key in live}
         self._sessions[sid] = _Session(version if isinstance(version, str) else None, authorization)
 
