@@ -216,10 +216,10 @@ def test_the_http_fast_path_takes_the_spec_tools_calls_and_nothing_else(tmp_path
 def test_a_session_the_fast_path_serves_does_not_idle_out(tmp_path: Path) -> None:
     """Calls the fast path answers count as the session's requests: its idle countdown restarts with each one."""
     tokens = Tokens(SECRET.encode(), {})
-    shared = SharedContextConnection(None, state_dir=tmp_path)
+    shared = SharedContextConnection(None, store_url="memory:", state_dir=tmp_path)
     state = ServerState(ReadContext(tmp_path, tmp_path), shared, HandlerTools(Opening(tmp_path, {}, None)))
     server = build_over(state, tokens, "http://127.0.0.1:8000/mcp")
-    sdk = server.streamable_http_app(json_response=True, host="127.0.0.1", session_idle_timeout=0.4)
+    sdk = server.streamable_http_app(json_response=True, host="127.0.0.1", session_idle_timeout=0.6)
     app = HttpFastPath(sdk, server, state, tokens, max_body=2**20)
     system = {"Authorization": f"Bearer {mint_token(SECRET, 'system')}", "Accept": ACCEPT}
     hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
@@ -229,11 +229,11 @@ def test_a_session_the_fast_path_serves_does_not_idle_out(tmp_path: Path) -> Non
             _, opened, _ = await asgi_post(app, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}, system)
             headers = system | {"Mcp-Session-Id": opened["mcp-session-id"], "Mcp-Protocol-Version": "2025-11-25"}
             await asgi_post(app, {"jsonrpc": "2.0", "method": "notifications/initialized"}, headers)
-            for n in range(8):  # 1.2 s of calls, three idle timeouts, none of them idle
+            for n in range(10):  # 1.5 s of calls, two and a half idle timeouts, none of them idle
                 await anyio.sleep(0.15)
                 await asgi_post(app, call(n, "create_session", {"session_id": f"s{n}"}, {}), headers)
             alive, _, _ = await asgi_post(app, call(9, "read_context", {"image_id": "x"}, {}), headers)  # the SDK's
-            await anyio.sleep(0.8)
+            await anyio.sleep(1.2)
             expired, _, _ = await asgi_post(app, call(10, "read_context", {"image_id": "x"}, {}), headers)
             return alive, expired
 
