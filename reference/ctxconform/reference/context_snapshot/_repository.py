@@ -82,10 +82,11 @@ class GitRepository:
 
     def _loose_blob(self, oid: ObjectId) -> bytes | None:
         """The content of `oid` read from its loose object file; None when it is not one (git is asked then)."""
-        if self.objects is None or oid.algorithm != self.algorithm:
+        path = self._loose_path(oid)
+        if path is None:
             return None
         try:
-            stored = zlib.decompress((self.objects / oid.hex[:2] / oid.hex[2:]).read_bytes())
+            stored = zlib.decompress(path.read_bytes())
         except (OSError, zlib.error):
             return None
         header, nul, content = stored.partition(b"\0")
@@ -96,19 +97,25 @@ class GitRepository:
 
         gc prunes an unreachable loose object by that time: a blob written again must count as written now.
         """
-        if self.objects is None or oid.algorithm != self.algorithm:
+        path = self._loose_path(oid)
+        if path is None:
             return False
         try:
-            os.utime(self.objects / oid.hex[:2] / oid.hex[2:])
+            os.utime(path)
         except OSError:  # not there (or not ours to touch): git writes it, or says why it cannot
             return False
         return True
 
     def _loose(self, oid: ObjectId) -> bool:
         """Whether Git holds `oid` as a loose object (its id names a blob: the hash covers the type)."""
+        path = self._loose_path(oid)
+        return path is not None and path.is_file()
+
+    def _loose_path(self, oid: ObjectId) -> Path | None:
+        """Where Git keeps `oid` when it holds it loose; None when this repository's objects are not found by file."""
         if self.objects is None or oid.algorithm != self.algorithm:
-            return False
-        return (self.objects / oid.hex[:2] / oid.hex[2:]).is_file()
+            return None
+        return self.objects / oid.hex[:2] / oid.hex[2:]
 
 
 def _owns_repository(path: Path) -> bool:
