@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ctxconform.conformance.transports._adapters import SCHEMES, Adapter, Scheme, connect, parse_adapter
-from ctxconform.conformance.transports._implementation import Exchange, Implementation
+from ctxconform.conformance.transports._implementation import Implementation
 from ctxconform.conformance.transports._protocol import Reply, SpecInfo, Started
+from ctxconform.conformance.transports._transcript import Exchange
 
 __all__ = [
     "SCHEMES",

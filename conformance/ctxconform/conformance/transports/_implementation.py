@@ -12,10 +12,10 @@ from ctxconform.conformance.exceptions import (
     TransportFailure,
 )
 from ctxconform.conformance.transports._protocol import PROTOCOL_VERSION, Reply, Started, check_incoming, check_outgoing
-from ctxconform.conformance.transports._transcript import Exchange, Transcript
+from ctxconform.conformance.transports._transcript import Transcript
 from ctxconform.conformance.transports._transport import Transport
 
-__all__ = ["START_TIMEOUT", "Exchange", "Implementation"]
+__all__ = ["START_TIMEOUT", "Implementation"]
 
 Json = dict[str, Any]
 _TRANSCRIPT: Final = 50

@@ -26,11 +26,6 @@ class Exchange:
     reply: Json | None
     failure: str | None = None
 
-    @classmethod
-    def clipped(cls, call: Json, reply: Json | None, failure: str | None = None) -> Exchange:
-        """An exchange holding clipped copies: the transcript keeps 50 of them, and a reply may take 64 MiB."""
-        return cls(_clipped(call), None if reply is None else _clipped(reply), None if failure is None else clip_text(failure))
-
 
 class Transcript:
     """The last `size` exchanges, each frozen when it happens and clipped when it is read.
